@@ -1,0 +1,211 @@
+"""The ``sudoku-pipeline`` command: thin Typer wrappers over the library.
+
+Each command parses its options, calls one library function and turns a
+``PipelineError`` into one line on stderr and exit code 2. Heavy modules (pyarrow,
+numba, the solver) are imported inside the commands, so ``--help`` is quick.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pipeline.errors import PipelineError
+
+app = typer.Typer(
+    name="sudoku-pipeline",
+    help="Solve and classify whole datasets of Sudoku puzzles with Richard Bird's algorithm.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+# --- solve: one puzzle ------------------------------------------------------------------
+
+
+@app.command("solve")
+def solve_command(
+    puzzle: Annotated[str, typer.Argument(help="81 cells: digits 1-9, blanks . 0 space - _")],
+    max_solutions: Annotated[
+        int, typer.Option(help="Stop after this many solutions (1 means: any one).")
+    ] = 2,
+    max_nodes: Annotated[int, typer.Option(help="Node budget; 0 means the solver's default.")] = 0,
+    prune: Annotated[str, typer.Option(help="fixpoint or once.")] = "fixpoint",
+    cell: Annotated[str, typer.Option(help="smallest or first.")] = "smallest",
+    rules: Annotated[str, typer.Option(help="bird or singles.")] = "bird",
+) -> None:
+    """Solve one puzzle and print its first solution as a grid, with its statistics.
+
+    Example:
+
+        sudoku-pipeline solve \\
+          ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..
+    """
+    # SOLVE_COMMAND: owned by the solver engineer, who refines the output.
+    import solver
+    from solver.bird import read_mat, show_grid
+
+    try:
+        result = solver.solve(
+            puzzle,
+            max_solutions=max_solutions,
+            max_nodes=max_nodes or solver.DEFAULT_MAX_NODES,
+            prune=prune,
+            cell=cell,
+            rules=rules,
+        )
+    except ValueError as err:
+        raise _fail(str(err)) from None
+    if result.first_solution is not None:
+        typer.echo("\n".join(show_grid(read_mat(result.first_solution))))
+    typer.echo(f"status: {result.status}")
+    if result.error:
+        typer.echo(f"error: {result.error}")
+    else:
+        typer.echo(
+            f"givens {result.givens}, solutions {result.n_solutions}"
+            f"{' (capped)' if result.solutions_capped else ''}, "
+            f"search depth {result.search_depth}, nodes {result.search_nodes}, "
+            f"prune-solvable {result.prune_solvable}, singles-solvable {result.singles_solvable}, "
+            f"{result.solve_us:.0f} us"
+        )
+
+
+# --- solve-dataset ----------------------------------------------------------------------
+
+
+@app.command("solve-dataset")
+def solve_dataset_command(
+    inputs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Input files (.csv, .csv.gz, .parquet, .txt) or directories of them.",
+            show_default=False,
+        ),
+    ],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Output directory for the Parquet parts.")
+    ] = Path("output"),
+    config: Annotated[
+        Path | None,
+        typer.Option(help="TOML settings file (see configs/default.toml); options override it."),
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Worker processes; 0 means all cores.")
+    ] = None,
+    batch_size: Annotated[
+        int | None, typer.Option(help="Rows per batch, i.e. per Parquet part.")
+    ] = None,
+    max_solutions: Annotated[
+        int | None, typer.Option(help="Stop counting solutions at this many (1: find any one).")
+    ] = None,
+    max_nodes: Annotated[
+        int | None, typer.Option(help="Search nodes per puzzle before budget_exceeded.")
+    ] = None,
+    prune: Annotated[str | None, typer.Option(help="fixpoint or once.")] = None,
+    cell: Annotated[str | None, typer.Option(help="smallest or first.")] = None,
+    rules: Annotated[
+        str | None, typer.Option(help="bird or singles (adds hidden singles).")
+    ] = None,
+    column: Annotated[
+        str | None, typer.Option(help="Puzzle column (default: found by name, e.g. puzzle).")
+    ] = None,
+    solution_column: Annotated[
+        str | None, typer.Option(help="Published-solution column (default: solution(s)).")
+    ] = None,
+    compression: Annotated[
+        str | None, typer.Option(help="Parquet compression: zstd, snappy, lz4, gzip, none.")
+    ] = None,
+    engine: Annotated[str | None, typer.Option(help="Where to run: local.")] = None,
+    overwrite: Annotated[
+        bool | None,
+        typer.Option("--overwrite", help="Replace a previous run in the output directory."),
+    ] = None,
+    quiet: Annotated[
+        bool | None, typer.Option("--quiet", "-q", help="No progress bar, no summary table.")
+    ] = None,
+) -> None:
+    """Solve every puzzle of the inputs into Parquet parts plus summary.json, and print
+    the summary.
+
+    Example:
+
+        sudoku-pipeline solve-dataset data/sample.csv --output output --workers 2
+    """
+    try:
+        from pipeline.run import solve_dataset
+        from pipeline.settings import load_settings
+        from pipeline.summary import format_summary
+
+        settings = load_settings(
+            config,
+            workers=workers,
+            batch_size=batch_size,
+            max_solutions=max_solutions,
+            max_nodes=max_nodes,
+            prune=prune,
+            cell=cell,
+            rules=rules,
+            column=column,
+            solution_column=solution_column,
+            compression=compression,
+            engine=engine,
+            overwrite=overwrite,
+            quiet=quiet,
+        )
+        summary = solve_dataset(inputs, output, settings)
+    except PipelineError as err:
+        raise _fail(str(err)) from None
+    except KeyboardInterrupt:
+        raise _fail(
+            f"interrupted; finished parts are kept in {output}; rerun with --overwrite to "
+            "start again",
+            EXIT_INTERRUPTED,
+        ) from None
+    if not settings.quiet:
+        typer.echo(format_summary(summary))
+
+
+# --- summarize --------------------------------------------------------------------------
+
+
+@app.command("summarize")
+def summarize_command(
+    directory: Annotated[
+        Path, typer.Argument(help="Output directory of a solve-dataset run.")
+    ] = Path("output"),
+    write: Annotated[
+        bool, typer.Option("--write/--no-write", help="Also rewrite DIRECTORY/summary.json.")
+    ] = False,
+) -> None:
+    """Recompute the summary of a run from its Parquet parts and print it.
+
+    Example:
+
+        sudoku-pipeline summarize output
+    """
+    try:
+        from pipeline.summary import format_summary, summarize, write_summary
+
+        summary = summarize(directory)
+        if write:
+            write_summary(directory, summary)
+    except PipelineError as err:
+        raise _fail(str(err)) from None
+    typer.echo(format_summary(summary))
+
+
+def main() -> None:
+    """Console entry point of ``sudoku-pipeline``."""
+    app()

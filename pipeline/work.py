@@ -1,0 +1,288 @@
+"""The unit of work: one batch of input rows in, one Parquet part and its stats out.
+
+``solve_part`` is a plain top-level function taking and returning plain data, so any
+executor can run it: the local process pool (``pipeline.pool``) or a Dask cluster.
+The hot path has no per-row Python: puzzle strings go from the Arrow string array to an
+(n, 81) byte matrix with numpy, the solver works on that matrix, and its results become
+Arrow arrays built from buffers. Only rows that are invalid get a per-row call (for the
+exact error message).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline.errors import PipelineError
+
+METADATA_KEY = b"sudoku_pipeline"
+PART_METADATA_KEY = b"sudoku_pipeline.part"
+
+# The SPEC section 3 columns, appended after the input columns, with their Arrow types.
+RESULT_FIELDS = (
+    pa.field("status", pa.string(), nullable=False),
+    pa.field("error", pa.string()),
+    pa.field("givens", pa.int8()),
+    pa.field("n_solutions", pa.int32()),
+    pa.field("solutions_capped", pa.bool_()),
+    pa.field("prune_solvable", pa.bool_()),
+    pa.field("singles_solvable", pa.bool_()),
+    pa.field("search_depth", pa.int32()),
+    pa.field("search_nodes", pa.int64()),
+    pa.field("first_solution", pa.string()),
+    pa.field("solution_matches", pa.bool_()),
+    pa.field("solve_us", pa.float64(), nullable=False),
+    pa.field("source", pa.string(), nullable=False),
+    pa.field("row", pa.int64(), nullable=False),
+)
+RESULT_COLUMNS = tuple(field.name for field in RESULT_FIELDS)
+MISSING_PUZZLE = "missing puzzle (null)"
+
+# Published solutions are compared with every blank convention mapped to one byte.
+_BLANK_AS_ZERO = np.arange(256, dtype=np.uint8)
+_BLANK_AS_ZERO[list(b".0 -_")] = ord("0")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One batch of work, as plain data that pickles small.
+
+    ``batch`` is the input rows as an Arrow IPC stream (a pickled Arrow slice would drag
+    its whole parent buffer along); ``schema`` is the output schema, metadata included;
+    ``options`` are the keyword arguments of ``solver.solve_ascii``.
+    """
+
+    batch: bytes
+    source: str
+    file_index: int
+    batch_index: int
+    row_offset: int
+    puzzle_column: str
+    solution_column: str | None
+    schema: pa.Schema
+    options: dict[str, Any]
+    compression: str
+    part_path: str
+
+
+def part_name(file_index: int, batch_index: int) -> str:
+    """The file name of a part: sorting the names sorts the rows into input order."""
+    return f"part-{file_index:05d}-{batch_index:06d}.parquet"
+
+
+def output_schema(input_schema: pa.Schema, metadata: dict[bytes, bytes]) -> pa.Schema:
+    """The input columns (all nullable), then the result columns, with ``metadata``."""
+    fields = [field.with_nullable(True) for field in input_schema] + list(RESULT_FIELDS)
+    return pa.schema(fields, metadata=metadata)
+
+
+def to_ipc(table: pa.Table) -> bytes:
+    """A table as an Arrow IPC stream (only the rows of a slice are copied)."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def solve_part(unit: Unit) -> dict[str, Any]:
+    """Solve one batch, write it as one Parquet part (atomically), return its stats."""
+    import solver
+    from pipeline.summary import table_stats
+
+    started = time.perf_counter()
+    table = pa.ipc.open_stream(unit.batch).read_all()
+    puzzles = text_array(table.column(unit.puzzle_column))
+    grid, fits = ascii_grid(puzzles)
+    errors = None if fits.all() else _misfit_errors(puzzles, grid, fits, solver.parse_error)
+    result = solver.solve_ascii(grid, errors=errors, **unit.options)
+    status = np.asarray(result.status)
+    valid = np.asarray(result.valid, dtype=bool)
+    has_solution = np.asarray(result.has_solution, dtype=bool) & valid
+    solution_grid = np.asarray(result.first_solution, dtype=np.uint8)
+    null = None if valid.all() else ~valid
+
+    columns = {
+        "status": pa.DictionaryArray.from_arrays(
+            pa.array(status.astype(np.int8)), pa.array(solver.STATUSES, pa.string())
+        ).dictionary_decode(),
+        "error": pa.array(result.error, pa.string()),
+        "givens": pa.array(result.givens, pa.int8(), mask=null),
+        "n_solutions": pa.array(result.n_solutions, pa.int32(), mask=null),
+        "solutions_capped": pa.array(result.solutions_capped, pa.bool_(), mask=null),
+        "prune_solvable": pa.array(result.prune_solvable, pa.bool_(), mask=null),
+        "singles_solvable": pa.array(result.singles_solvable, pa.bool_(), mask=null),
+        "search_depth": pa.array(result.search_depth, pa.int32(), mask=null),
+        "search_nodes": pa.array(result.search_nodes, pa.int64(), mask=null),
+        "first_solution": digits_array(solution_grid, has_solution),
+        "solution_matches": _solution_matches(table, unit, solution_grid, has_solution, valid),
+        "solve_us": pa.array(result.solve_us, pa.float64()),
+        "source": pa.repeat(pa.scalar(unit.source, pa.string()), table.num_rows),
+        "row": pa.array(np.arange(table.num_rows, dtype=np.int64) + unit.row_offset),
+    }
+    arrays = []
+    for field in unit.schema:
+        if field.name in columns:
+            arrays.append(columns[field.name])
+        elif field.name in table.column_names:
+            arrays.append(table.column(field.name))
+        else:  # a column that only other input files have
+            arrays.append(pa.nulls(table.num_rows, field.type))
+    part_info = {
+        "source": unit.source,
+        "file_index": unit.file_index,
+        "batch_index": unit.batch_index,
+        "first_row": unit.row_offset,
+        "rows": table.num_rows,
+    }
+    metadata = dict(unit.schema.metadata or {})
+    metadata[PART_METADATA_KEY] = json.dumps(part_info).encode()
+    output = pa.Table.from_arrays(arrays, schema=unit.schema.with_metadata(metadata))
+    write_part(
+        output,
+        Path(unit.part_path),
+        compression=unit.compression,
+        plain_columns=[unit.puzzle_column, unit.solution_column, "first_solution"],
+    )
+    stats = table_stats(output)
+    stats["parts"] = 1
+    stats["worker_seconds"] = time.perf_counter() - started
+    return stats
+
+
+def text_array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """A text column as one contiguous ``string`` or ``large_string`` array."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if pa.types.is_dictionary(column.type) or pa.types.is_string_view(column.type):
+        column = column.cast(pa.string())
+    return column
+
+
+def ascii_grid(puzzles: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """The raw bytes of each 81-byte string as a row of an (n, 81) uint8 matrix, and a mask
+    of the rows that fit (not null, exactly 81 bytes); rows that do not fit are zeros.
+
+    Zero-copy when every row fits and the strings are contiguous (the common case).
+    """
+    n = len(puzzles)
+    offset_type = np.int64 if pa.types.is_large_string(puzzles.type) else np.int32
+    _, offsets_buffer, data_buffer = puzzles.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=offset_type)[
+        puzzles.offset : puzzles.offset + n + 1
+    ]
+    data = (
+        np.frombuffer(data_buffer, dtype=np.uint8)
+        if data_buffer is not None
+        else np.zeros(0, np.uint8)
+    )
+    fits = np.diff(offsets) == 81
+    if puzzles.null_count:
+        fits &= puzzles.is_valid().to_numpy(zero_copy_only=False)
+    if fits.all() and offsets[-1] - offsets[0] == 81 * n:
+        return data[offsets[0] : offsets[-1]].reshape(n, 81), fits
+    grid = np.zeros((n, 81), dtype=np.uint8)
+    starts = offsets[:-1][fits]
+    grid[fits] = data[starts[:, None] + np.arange(81)]
+    return grid, fits
+
+
+def _misfit_errors(puzzles: pa.Array, grid: np.ndarray, fits: np.ndarray, parse_error) -> list:
+    """The parse error of each row that did not fit the grid (null, or not 81 bytes), with
+    rows that fit once their line ending is removed (SPEC: nothing is trimmed but line
+    endings) copied into ``grid`` after all. One Python step per misfit row only."""
+    errors: list[str | None] = [None] * len(puzzles)
+    for i in np.flatnonzero(~fits).tolist():
+        text = puzzles[i].as_py()
+        if text is None:
+            errors[i] = MISSING_PUZZLE
+            continue
+        text = text.rstrip("\r\n")
+        data = text.encode("utf-8", "surrogateescape")
+        if len(data) == 81 and len(text) == 81:
+            grid[i] = np.frombuffer(data, dtype=np.uint8)
+            fits[i] = True
+        else:
+            errors[i] = parse_error(text) or f"expected 81 cells, got {len(text)}"
+    return errors
+
+
+def digits_array(grid: np.ndarray, present: np.ndarray) -> pa.Array:
+    """An Arrow string array of the rows of an (n, 81) ASCII matrix; null where not
+    ``present``. Built from buffers, without a per-row Python object."""
+    n = len(grid)
+    offsets = np.arange(0, 81 * (n + 1), 81, dtype=np.int32)
+    nulls = int(n - np.count_nonzero(present))
+    validity = pa.py_buffer(np.packbits(present, bitorder="little")) if nulls else None
+    return pa.StringArray.from_buffers(
+        n,
+        pa.py_buffer(offsets),
+        pa.py_buffer(np.ascontiguousarray(grid, dtype=np.uint8)),
+        validity,
+        nulls,
+    )
+
+
+def _solution_matches(
+    table: pa.Table,
+    unit: Unit,
+    solution_grid: np.ndarray,
+    has_solution: np.ndarray,
+    valid: np.ndarray,
+) -> pa.Array:
+    """Whether first_solution equals the published solution (blank conventions ignored).
+
+    Null when there is no solution column, the row's published solution is null or empty,
+    or the puzzle is invalid; false when no solution was found.
+    """
+    n = table.num_rows
+    if unit.solution_column is None:
+        return pa.nulls(n, pa.bool_())
+    published = text_array(table.column(unit.solution_column))
+    published_grid, fits = ascii_grid(published)
+    equal = (_BLANK_AS_ZERO[published_grid] == solution_grid).all(axis=1)
+    matches = fits & has_solution & equal
+    lengths = pc.binary_length(published).to_numpy(zero_copy_only=False)
+    unknown = published.is_null().to_numpy(zero_copy_only=False) | (lengths == 0) | ~valid
+    return pa.array(matches, pa.bool_(), mask=unknown if unknown.any() else None)
+
+
+def write_part(
+    table: pa.Table, path: Path, *, compression: str, plain_columns: list[str | None]
+) -> None:
+    """Write ``table`` to ``path`` atomically: a temporary file in the same directory,
+    flushed to disk, then renamed over ``path``, so a part is complete or absent."""
+    import pyarrow.parquet as pq
+
+    plain = {name for name in plain_columns if name}
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as file:
+            pq.write_table(
+                table,
+                file,
+                compression=None if compression == "none" else compression,
+                use_dictionary=[name for name in table.column_names if name not in plain],
+                row_group_size=max(table.num_rows, 1),
+            )
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except OSError as err:
+        temporary.unlink(missing_ok=True)
+        raise PipelineError(f"cannot write {path}: {err.strerror or err}") from None
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def run_metadata(payload: dict[str, Any]) -> dict[bytes, bytes]:
+    """Parquet key-value metadata for a run (package version, settings, inputs)."""
+    return {METADATA_KEY: json.dumps(payload, sort_keys=True).encode()}
