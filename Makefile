@@ -1,0 +1,42 @@
+# sudoku-pipeline: the everyday commands. On a fresh clone the first target creates .venv.
+#   make solve-dataset [INPUT=data/sample.csv] [OUTPUT=output] [CONFIG=configs/default.toml]
+#   make test | make test-slow | make bench | make lint
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+INPUT  ?= data/sample.csv
+OUTPUT ?= output
+CONFIG ?= configs/default.toml
+
+.PHONY: solve-dataset test test-slow bench lint venv
+
+# Created once, and again only when pyproject.toml changes.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# --overwrite: a rerun replaces the previous run in $(OUTPUT) (and only files it wrote there).
+solve-dataset: $(STAMP)
+	$(BIN)/sudoku-pipeline solve-dataset $(INPUT) --output $(OUTPUT) --config $(CONFIG) --overwrite
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow
+
+# Every tools/bench_*.py, one after the other; they print figures and never fail on a time.
+bench: $(STAMP)
+	@for script in tools/bench_*.py; do \
+		echo "== $$script"; \
+		$(BIN)/python $$script || exit 1; \
+	done
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
