@@ -46,10 +46,6 @@ RESULT_FIELDS = (
 RESULT_COLUMNS = tuple(field.name for field in RESULT_FIELDS)
 MISSING_PUZZLE = "missing puzzle (null)"
 
-# Published solutions are compared with every blank convention mapped to one byte.
-_BLANK_AS_ZERO = np.arange(256, dtype=np.uint8)
-_BLANK_AS_ZERO[list(b".0 -_")] = ord("0")
-
 
 @dataclass(frozen=True)
 class Unit:
@@ -247,11 +243,18 @@ def _solution_matches(
         return pa.nulls(n, pa.bool_())
     published = text_array(table.column(unit.solution_column))
     published_grid, fits = ascii_grid(published)
-    equal = (_BLANK_AS_ZERO[published_grid] == solution_grid).all(axis=1)
+    # A solution found is 81 digits, so a published one with any blank (whatever its
+    # convention) cannot equal it: comparing the raw bytes ignores blank conventions.
+    equal = _rows_as_bytes(published_grid) == _rows_as_bytes(solution_grid)
     matches = fits & has_solution & equal
     lengths = pc.binary_length(published).to_numpy(zero_copy_only=False)
     unknown = published.is_null().to_numpy(zero_copy_only=False) | (lengths == 0) | ~valid
     return pa.array(matches, pa.bool_(), mask=unknown if unknown.any() else None)
+
+
+def _rows_as_bytes(grid: np.ndarray) -> np.ndarray:
+    """An (n, 81) uint8 matrix as n 81-byte strings, compared with one memcmp per row."""
+    return np.ascontiguousarray(grid).view(np.dtype((np.void, 81))).reshape(-1)
 
 
 def write_part(
