@@ -28,7 +28,8 @@ ALL = 0x1FF  # the nine digits
 
 
 def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Units (27 x 9: rows, columns, boxes), peers (81 x 20), popcount and digit-of-bit tables."""
+    """Units (27 x 9: rows, columns, boxes), peers (81 x 20), each cell's 3 units, popcount and
+    digit-of-bit tables."""
     units = np.zeros((27, 9), np.int16)
     for i in range(9):
         units[i] = [9 * i + j for j in range(9)]
@@ -39,14 +40,16 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     for cell in range(81):
         mine = {int(c) for u in units if cell in u for c in u} - {cell}
         peers[cell] = sorted(mine)
+    unit_of = np.array([[c // 9, 9 + c % 9, 18 + 3 * (c // 27) + (c % 9) // 3] for c in range(81)],
+                       np.int16)
     popcount = np.array([bin(m).count("1") for m in range(512)], np.int8)
     digit_of = np.zeros(512, np.uint8)
     for d in range(1, 10):
         digit_of[1 << (d - 1)] = d
-    return units, peers, popcount, digit_of
+    return units, peers, unit_of, popcount, digit_of
 
 
-UNITS, PEERS, POPCOUNT, DIGIT_OF = _tables()
+UNITS, PEERS, UNIT_OF, POPCOUNT, DIGIT_OF = _tables()
 
 # clock_gettime(CLOCK_MONOTONIC) through the C library by symbol name: ~20 ns a call, and unlike
 # a ctypes pointer it keeps the functions cacheable.
@@ -130,18 +133,9 @@ def _hidden_singles(m, queue, tail, units, popcount):
 
 
 @njit(cache=True)
-def _propagate_fixpoint(m, seed, queue, peers, units, popcount, singles):
-    """``fix prune`` (and, with ``singles``, hidden singles too) from a matrix whose only
-    unpropagated singleton is ``seed`` (or, with ``seed < 0``, any singleton).  Returns blocked."""
-    tail = 0
-    if seed >= 0:
-        queue[0] = seed
-        tail = 1
-    else:
-        for cell in range(81):
-            if popcount[m[cell]] == 1:
-                queue[tail] = cell
-                tail += 1
+def _propagate_fixpoint(m, queue, tail, peers, units, popcount, singles):
+    """``fix prune`` (and, with ``singles``, hidden singles too) of a matrix whose unpropagated
+    singletons are ``queue[:tail]``.  Returns blocked."""
     head = 0
     while True:
         blocked, tail = _eliminate(m, queue, head, tail, peers, popcount)
@@ -155,6 +149,41 @@ def _propagate_fixpoint(m, seed, queue, peers, units, popcount, singles):
             return True
         if tail == head:
             return False
+
+
+@njit(cache=True)
+def _seed_root(grid, m, queue, unit_of, popcount):
+    """``choices grid`` with every given's digit already taken out of its peers.
+
+    Returns (blocked, tail): ``queue[:tail]`` are the blanks left with one digit, the only
+    singletons still to propagate.  Equal to queueing every given, cheaper for the thousands of
+    easy puzzles that never branch: a given repeated in a unit, or a blank with no digit left,
+    blocks the root either way.
+    """
+    seen = np.zeros(27, np.int32)
+    for cell in range(81):
+        d = grid[cell]
+        if d:
+            bit = 1 << (d - 1)
+            for k in range(3):
+                u = unit_of[cell, k]
+                if seen[u] & bit:
+                    return True, 0
+                seen[u] |= bit
+    tail = 0
+    for cell in range(81):
+        d = grid[cell]
+        if d:
+            m[cell] = 1 << (d - 1)
+        else:
+            left = ALL & ~(seen[unit_of[cell, 0]] | seen[unit_of[cell, 1]] | seen[unit_of[cell, 2]])
+            m[cell] = left
+            if left == 0:
+                return True, 0
+            if popcount[left] == 1:
+                queue[tail] = cell
+                tail += 1
+    return False, tail
 
 
 @njit(cache=True)
@@ -192,10 +221,21 @@ def _blocked(m, units, popcount):
 
 
 @njit(cache=True)
-def _propagate(m, seed, queue, peers, units, popcount, once, singles):
+def _propagate(grid, m, seed, queue, peers, units, unit_of, popcount, once, singles):
+    """Step 1 of a node: ``prune`` once, or to the fixpoint from the root's ``grid`` (``seed``
+    < 0) or from a child's one newly fixed cell ``seed``.  Returns blocked."""
     if once:
+        if seed < 0:
+            _load_choices(grid, m)
         return _prune_once(m, units, popcount)
-    return _propagate_fixpoint(m, seed, queue, peers, units, popcount, singles)
+    if seed < 0:
+        blocked, tail = _seed_root(grid, m, queue, unit_of, popcount)
+        if blocked:
+            return True
+    else:
+        queue[0] = seed
+        tail = 1
+    return _propagate_fixpoint(m, queue, tail, peers, units, popcount, singles)
 
 
 @njit(cache=True)
@@ -241,18 +281,17 @@ def _load_choices(grid, m):
 
 
 @njit(cache=True)
-def _solvable_by_propagation(grid, scratch, queue, peers, units, popcount, singles):
+def _solvable_by_propagation(grid, scratch, queue, peers, units, unit_of, popcount, singles):
     """``fix prune (choices g)`` (with ``singles``: and hidden singles) is complete, unblocked."""
-    _load_choices(grid, scratch)
-    if _propagate_fixpoint(scratch, -1, queue, peers, units, popcount, singles):
+    if _propagate(grid, scratch, -1, queue, peers, units, unit_of, popcount, False, singles):
         return False
     return _pick_cell(scratch, popcount, True) < 0
 
 
 @njit(cache=True)
-def _search(stack, cand, chosen, queue, solution, max_solutions, max_nodes,
-            once, first, singles, peers, units, popcount, digit_of):
-    """Depth-first search from ``stack[0]`` (``choices puzzle``), as SPEC section 2.
+def _search(grid, stack, cand, chosen, queue, solution, max_solutions, max_nodes,
+            once, first, singles, peers, units, unit_of, popcount, digit_of):
+    """Depth-first search from ``choices grid``, as SPEC section 2.
 
     Returns (n_solutions, nodes, max_depth, budget_exceeded, root_complete).
     """
@@ -273,7 +312,7 @@ def _search(stack, cand, chosen, queue, solution, max_solutions, max_nodes,
             max_depth = depth
         m = stack[depth]
         cand[depth] = 0
-        if not _propagate(m, seed, queue, peers, units, popcount, once, singles):
+        if not _propagate(grid, m, seed, queue, peers, units, unit_of, popcount, once, singles):
             cell = _pick_cell(m, popcount, first)
             if cell < 0:
                 if depth == 0:
@@ -305,7 +344,7 @@ def _search(stack, cand, chosen, queue, solution, max_solutions, max_nodes,
 
 @njit(cache=True)
 def solve_grids(grids, max_solutions, max_nodes, once, first, singles,
-                peers, units, popcount, digit_of):
+                peers, units, unit_of, popcount, digit_of):
     """Solve every row of ``grids`` ((n, 81) uint8, 0 = blank, 1..9 = given) in one call.
 
     Returns columns as arrays: contradictory, budget_exceeded, givens, n_solutions,
@@ -341,11 +380,11 @@ def solve_grids(grids, max_solutions, max_nodes, once, first, singles,
             if grid[c]:
                 count += 1
         givens[i] = count
-        contradictory[i] = _contradictory(grid, units)
-        _load_choices(grid, stack[0])
         found, visited, deepest, budget_hit, root_complete = _search(
-            stack, cand, chosen, queue, solution, max_solutions, max_nodes,
-            once, first, singles, peers, units, popcount, digit_of)
+            grid, stack, cand, chosen, queue, solution, max_solutions, max_nodes,
+            once, first, singles, peers, units, unit_of, popcount, digit_of)
+        # Repeated givens block the root, so only a one-node, no-solution search needs the check.
+        contradictory[i] = visited == 1 and found == 0 and _contradictory(grid, units)
         n_solutions[i] = found
         nodes[i] = visited
         depth[i] = deepest
@@ -357,7 +396,7 @@ def solve_grids(grids, max_solutions, max_nodes, once, first, singles,
         # singles fixpoint only under ``singles``; otherwise propagate once more to classify.
         if once or singles:
             prune_ok[i] = _solvable_by_propagation(grid, scratch, queue, peers, units,
-                                                   popcount, False)
+                                                   unit_of, popcount, False)
         else:
             prune_ok[i] = root_complete
         if prune_ok[i]:
@@ -366,7 +405,7 @@ def solve_grids(grids, max_solutions, max_nodes, once, first, singles,
             singles_ok[i] = root_complete
         else:
             singles_ok[i] = _solvable_by_propagation(grid, scratch, queue, peers, units,
-                                                     popcount, True)
+                                                     unit_of, popcount, True)
         solve_ns[i] = _now_ns(timespec) - start
     return (contradictory, budget_exceeded, givens, n_solutions, prune_ok, singles_ok, depth, nodes,
             first_solution, solve_ns)
