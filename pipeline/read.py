@@ -89,6 +89,14 @@ def find_inputs(paths: Sequence[str | Path]) -> list[Path]:
             raise PipelineError(f"input is not a regular file: {path}")
         else:
             raise PipelineError(f"input not found: {path} (check the path)")
+    seen: dict[Path, Path] = {}
+    for path in found:
+        key = path.resolve()
+        if key in seen:
+            raise PipelineError(
+                f"input {path} is given twice (directly or through a directory); name it once"
+            )
+        seen[key] = path
     return found
 
 

@@ -117,6 +117,7 @@ def build_summary(
     """
     settings = run["settings"]
     nodes = stats["search_nodes"]
+    wall = None if wall_seconds is None else round(wall_seconds, 3)
     return {
         "rows": {"in": rows_in, "out": stats["rows"]},
         "status": stats["status"],
@@ -128,8 +129,8 @@ def build_summary(
         },
         "givens_histogram": stats["givens"],
         "solution_matches": stats.get("solution_matches", {"true": 0, "false": 0}),
-        "wall_seconds": None if wall_seconds is None else round(wall_seconds, 3),
-        "puzzles_per_second": (round(stats["rows"] / wall_seconds, 1) if wall_seconds else None),
+        "wall_seconds": wall,
+        "puzzles_per_second": round(stats["rows"] / wall, 1) if wall else None,
         "solve_seconds": round(stats["solve_seconds"], 3),
         "workers": settings["workers"],
         "engine": settings["engine"],

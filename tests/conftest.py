@@ -1,0 +1,62 @@
+"""Shared fixtures: paths of the committed inputs, and a helper running the CLI in-process."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from pipeline.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+SAMPLE = ROOT / "data" / "sample.csv"
+SHARED = ROOT.parent / "shared" / "datasets"
+
+
+@pytest.fixture
+def sample_csv() -> Path:
+    """The default sample of `make solve-dataset` (every status a default run produces)."""
+    return SAMPLE
+
+
+@pytest.fixture
+def kaggle_csv() -> Path:
+    return DATA / "kaggle_20.csv"
+
+
+@pytest.fixture
+def euler_txt() -> Path:
+    return DATA / "euler_mixed.txt"
+
+
+@pytest.fixture
+def hard_txt() -> Path:
+    return DATA / "norvig_hardest_8.txt"
+
+
+def _cli(*args: str | Path):
+    return CliRunner().invoke(app, [str(arg) for arg in args])
+
+
+def _read_output(directory: Path, *, timing: bool = True) -> pa.Table:
+    parts = sorted(Path(directory).glob("part-*.parquet"))
+    assert parts, f"no parts in {directory}"
+    table = pa.concat_tables(pq.read_table(part).replace_schema_metadata(None) for part in parts)
+    return table if timing else table.drop_columns(["solve_us"])
+
+
+@pytest.fixture
+def cli():
+    """``cli(*args)`` runs ``sudoku-pipeline ARGS`` in-process (exit_code, stdout, stderr)."""
+    return _cli
+
+
+@pytest.fixture
+def read_output():
+    """``read_output(dir, timing=True)``: all parts of a run, in part-name (= input) order;
+    ``timing=False`` drops solve_us, the only non-deterministic column."""
+    return _read_output

@@ -1,0 +1,242 @@
+"""Whole runs through the library: rows out == rows in, determinism, output formats, summary."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import json
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.errors import PipelineError
+from pipeline.run import MANIFEST_FILE, solve_dataset
+from pipeline.settings import load_settings
+from pipeline.summary import summarize
+
+EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+# Valid, duplicated, invalid (short, empty, bad character), contradictory, multiple solutions.
+PUZZLES = [
+    EASY,
+    "2...8.3...6..7..84.3.5..2.9...1.54.8.........4.27.6...3.1..7.4.72..4..6...4.1...3",
+    EASY,
+    EASY[:80],
+    "",
+    "x" + EASY[1:],
+    "55" + EASY[2:],
+    "8.........95.......76.........426798...571243...893165......916....3.487....1.532",
+    "  3 2 6  9  3 5  1  18 64    81 29  7       8  67 82    26 95  8  2 3  9  5 1 3  ",
+]
+
+DOCUMENTED_TYPES = {
+    "status": pl.String,
+    "error": pl.String,
+    "givens": pl.Int8,
+    "n_solutions": pl.Int32,
+    "solutions_capped": pl.Boolean,
+    "prune_solvable": pl.Boolean,
+    "singles_solvable": pl.Boolean,
+    "search_depth": pl.Int32,
+    "search_nodes": pl.Int64,
+    "first_solution": pl.String,
+    "solution_matches": pl.Boolean,
+    "solve_us": pl.Float64,
+    "source": pl.String,
+    "row": pl.Int64,
+}
+
+
+def write_input(tmp_path, kind: str, puzzles: list[str]):
+    """The puzzles as an input file of the given kind, with an id column where it can."""
+    path = tmp_path / f"input.{kind}"
+    if kind == "txt":
+        path.write_text("# a comment line is not a row\n" + "\n".join(puzzles) + "\n")
+    elif kind == "parquet":
+        pq.write_table(pa.table({"id": range(len(puzzles)), "puzzle": puzzles}), path)
+    else:
+        text = "id,puzzle\n" + "".join(f'{i},"{p}"\n' for i, p in enumerate(puzzles))
+        path.write_bytes(gzip.compress(text.encode()) if kind == "csv.gz" else text.encode())
+    return path
+
+
+@pytest.mark.parametrize("kind", ["csv", "csv.gz", "parquet", "txt"])
+def test_rows_out_equal_rows_in_for_every_kind(tmp_path, read_output, kind):
+    path = write_input(tmp_path, kind, PUZZLES)
+    settings = load_settings(workers=1, batch_size=4)
+    summary = solve_dataset([path], tmp_path / "out", settings, progress=False)
+    table = read_output(tmp_path / "out")
+    assert table.column("puzzle").to_pylist() == PUZZLES
+    assert table.column("row").to_pylist() == list(range(len(PUZZLES)))
+    assert set(table.column("source").to_pylist()) == {str(path)}
+    assert summary["rows"] == {"in": len(PUZZLES), "out": len(PUZZLES)}
+    assert table.column("status").to_pylist() == [
+        "unique",
+        "unique",
+        "unique",
+        "invalid",
+        "invalid",
+        "invalid",
+        "contradictory",
+        "multiple",
+        "unique",
+    ]
+    if kind != "txt":
+        assert table.column("id").to_pylist() == [str(i) if "csv" in kind else i for i in range(9)]
+
+
+def test_results_do_not_depend_on_workers_or_batch_size(tmp_path, sample_csv, read_output):
+    runs = {}
+    for workers, batch_size in ((1, 1000), (2, 7), (2, 64), (1, 1)):
+        out = tmp_path / f"w{workers}-b{batch_size}"
+        settings = load_settings(workers=workers, batch_size=batch_size)
+        solve_dataset([sample_csv], out, settings, progress=False)
+        runs[workers, batch_size] = read_output(out, timing=False)
+    first = runs[1, 1000]
+    assert first.num_rows == sum(1 for _ in open(sample_csv)) - 1
+    for table in runs.values():
+        assert table.equals(first)
+
+
+@pytest.fixture(scope="module")
+def sample_run(tmp_path_factory):
+    """One default run over the sample and two more files, shared by the read-back tests."""
+    root = tmp_path_factory.mktemp("run")
+    data = Path(__file__).parent / "data"
+    inputs = [data.parent.parent / "data" / "sample.csv", data]
+    out = root / "out"
+    summary = solve_dataset(inputs, out, load_settings(batch_size=50), progress=False)
+    return out, summary
+
+
+def test_output_reads_back_with_polars_pyarrow_and_duckdb(sample_run):
+    out, summary = sample_run
+    rows = summary["rows"]["out"]
+    frame = pl.read_parquet(out / "*.parquet")
+    assert frame.height == rows
+    assert {name: frame.schema[name] for name in DOCUMENTED_TYPES} == DOCUMENTED_TYPES
+    dataset = ds.dataset(sorted(map(str, out.glob("*.parquet"))), format="parquet")
+    assert dataset.count_rows() == rows
+    directory = ds.dataset(out, format="parquet", exclude_invalid_files=True)  # skips the JSON
+    assert directory.to_table().num_rows == rows
+    assert dataset.schema.field("givens").type == pa.int8()
+    sql = f"SELECT count(*), count(DISTINCT source) FROM '{out}/*.parquet'"
+    assert duckdb.sql(sql).fetchall() == [(rows, 4)]
+    described = duckdb.sql(f"DESCRIBE SELECT * FROM '{out}/*.parquet'").fetchall()
+    types = {name: kind for name, kind, *_ in described}
+    assert types["givens"] == "TINYINT" and types["search_nodes"] == "BIGINT"
+    # Inputs' columns are all there (null where a file lacks them), then the results.
+    assert frame.columns[:5] == ["puzzle", "solution", "collection", "quizzes", "solutions"]
+
+
+def test_an_input_named_twice_is_refused(tmp_path, kaggle_csv):
+    with pytest.raises(PipelineError, match="given twice"):
+        solve_dataset([kaggle_csv, kaggle_csv.parent], tmp_path / "out", load_settings())
+
+
+def test_parquet_metadata_names_version_settings_and_inputs(sample_run):
+    out, summary = sample_run
+    for part in sorted(out.glob("part-*.parquet")):
+        run = json.loads(pq.read_schema(part).metadata[b"sudoku_pipeline"])
+        assert run["settings"]["rules"] == "bird"
+        assert run["settings"] == summary["settings"]
+        assert run["versions"]["sudoku_pipeline"] == run["version"]
+        assert [entry["sha256"] for entry in run["inputs"]] == [
+            hashlib.sha256(open(entry["path"], "rb").read()).hexdigest() for entry in run["inputs"]
+        ]
+    manifest = json.loads((out / MANIFEST_FILE).read_text())
+    assert manifest["inputs"] == run["inputs"]
+
+
+def test_summary_counts_the_rows(sample_run):
+    out, summary = sample_run
+    assert json.loads((out / "summary.json").read_text()) == summary
+    frame = pl.read_parquet(out / "*.parquet")
+    counts = dict(frame.group_by("status").len().iter_rows())
+    assert summary["status"] == {name: counts.get(name, 0) for name in summary["status"]}
+    assert summary["rows"]["in"] == summary["rows"]["out"] == frame.height
+    assert [entry["rows"] for entry in summary["inputs"]] == [
+        frame.filter(pl.col("source") == entry["path"]).height for entry in summary["inputs"]
+    ]
+    graded = frame.filter(~pl.col("status").is_in(["invalid", "contradictory"]))
+    ladder = summary["ladder"]
+    assert ladder["prune_solvable"] == graded["prune_solvable"].sum()
+    assert ladder["needs_search"] == (~graded["singles_solvable"]).sum()
+    assert sum(ladder.values()) == graded.height
+    nodes = frame["search_nodes"].drop_nulls().sort()
+    assert summary["search_nodes"]["max"] == nodes.max()
+    assert summary["search_nodes"]["p50"] == nodes[(len(nodes) + 1) // 2 - 1]
+    depths = dict(frame["search_depth"].drop_nulls().value_counts().iter_rows())
+    assert summary["search_depth_histogram"] == {str(k): depths[k] for k in sorted(depths)}
+    assert sum(summary["givens_histogram"].values()) == frame["givens"].count()
+    assert summary["workers"] >= 1 and summary["engine"] == "local"
+    assert summary["wall_seconds"] > 0 and summary["puzzles_per_second"] > 0
+
+
+def test_summarize_recomputes_the_same_summary(sample_run):
+    out, summary = sample_run
+    again = summarize(out)
+    assert again.pop("solve_seconds") == pytest.approx(summary["solve_seconds"], abs=0.002)
+    assert again == {k: v for k, v in summary.items() if k != "solve_seconds"}
+
+
+def test_clashing_input_columns_are_kept_under_another_name(tmp_path, read_output):
+    path = tmp_path / "in.csv"
+    path.write_text(f"puzzle,status,row\n{EASY},mine,7\n")
+    solve_dataset([path], tmp_path / "out", load_settings(workers=1), progress=False)
+    table = read_output(tmp_path / "out")
+    assert table.column_names[:3] == ["puzzle", "input_status", "input_row"]
+    assert table.column("input_status").to_pylist() == ["mine"]
+    assert table.column("status").to_pylist() == ["unique"]
+
+
+def test_conflicting_column_types_are_refused(tmp_path):
+    pq.write_table(pa.table({"puzzle": [EASY], "id": [1]}), tmp_path / "a.parquet")
+    (tmp_path / "b.csv").write_text(f"puzzle,id\n{EASY},1\n")
+    with pytest.raises(PipelineError, match="'id' is int64 in .* but string in"):
+        solve_dataset([tmp_path], tmp_path / "out", load_settings(workers=1), progress=False)
+    assert not (tmp_path / "out").exists()  # nothing written before the inputs are checked
+
+
+def test_existing_output_needs_overwrite_and_foreign_files_are_never_deleted(tmp_path):
+    path = write_input(tmp_path, "txt", [EASY])
+    out = tmp_path / "out"
+    settings = load_settings(workers=1)
+    solve_dataset([path], out, settings, progress=False)
+    with pytest.raises(PipelineError, match="already holds a run; add --overwrite"):
+        solve_dataset([path], out, settings, progress=False)
+    again = load_settings(workers=1, overwrite=True)
+    solve_dataset([path], out, again, progress=False)
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(PipelineError, match="did not write .*notes.txt"):
+        solve_dataset([path], out, again, progress=False)
+    assert (out / "notes.txt").read_text() == "mine"
+    with pytest.raises(PipelineError, match="is not a directory"):
+        solve_dataset([path], path, again, progress=False)
+
+
+def test_a_run_leaves_only_parts_manifest_and_summary(tmp_path):
+    path = write_input(tmp_path, "csv", PUZZLES)
+    solve_dataset([path], tmp_path / "out", load_settings(workers=2, batch_size=2), progress=False)
+    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert names == [MANIFEST_FILE] + [f"part-00000-{i:06d}.parquet" for i in range(5)] + [
+        "summary.json"
+    ]
+
+
+def test_csv_written_by_the_csv_module_round_trips(tmp_path, read_output):
+    """Quotes, commas and spaces inside fields survive (a user's exported spreadsheet)."""
+    path = tmp_path / "in.csv"
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["Puzzle", "comment"])
+        writer.writerows([[EASY, 'has "quotes", and commas'], [EASY.replace(".", " "), ""]])
+    solve_dataset([path], tmp_path / "out", load_settings(workers=1), progress=False)
+    table = read_output(tmp_path / "out")
+    assert table.column("comment").to_pylist() == ['has "quotes", and commas', ""]
+    assert table.column("status").to_pylist() == ["unique", "unique"]
