@@ -247,7 +247,10 @@ def _read_errors_as_pipeline_errors(
     except PipelineError:
         raise
     except (pa.ArrowException, OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
-        raise PipelineError(f"cannot read {path}: {_one_line(err)}") from None
+        raise PipelineError(
+            f"cannot read {path}: {_one_line(err)} (is the file complete, and in the format "
+            "its name says?)"
+        ) from None
 
 
 # --- CSV -------------------------------------------------------------------------------
