@@ -100,7 +100,7 @@ class BatchResult:
         )
 
 
-# -- parsing ----------------------------------------------------------------------------------------
+# -- parsing ---------------------------------------------------------------------------------------
 
 
 def strip_line_ending(text: str) -> str:
@@ -155,7 +155,7 @@ def ascii_rows(puzzles: Sequence[str]) -> tuple[np.ndarray, list[str | None]]:
     return rows, errors
 
 
-# -- solving ----------------------------------------------------------------------------------------
+# -- solving ---------------------------------------------------------------------------------------
 
 
 def check_options(max_solutions: int, max_nodes: int, prune: str, cell: str, rules: str,
@@ -240,7 +240,7 @@ def solve(puzzle: str, *, max_solutions: int = 2, max_nodes: int = DEFAULT_MAX_N
     return batch.row(0)
 
 
-# -- the reference engine behind the batch interface -------------------------------------------------
+# -- the reference engine behind the batch interface -----------------------------------------------
 
 
 def _reference_grids(grids: np.ndarray, max_solutions: int, max_nodes: int, prune: str,

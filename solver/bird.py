@@ -47,7 +47,7 @@ def single(xs) -> bool:
     return len(xs) == 1
 
 
-# -- 1. Specification --------------------------------------------------------------------------------
+# -- 1. Specification ------------------------------------------------------------------------------
 
 
 def choices(g: list[list[str]]) -> list[list[str]]:
@@ -179,7 +179,7 @@ def prune_singles(m: list[list[str]]) -> list[list[str]]:
     return m
 
 
-# -- 3. Properties of matrices (Hutton) --------------------------------------------------------------
+# -- 3. Properties of matrices (Hutton) ------------------------------------------------------------
 
 
 def complete(m: list[list[str]]) -> bool:
@@ -213,7 +213,7 @@ def missing(m: list[list[str]]) -> bool:
     return any(any(d not in "".join(u) for d in ds) for u in rows(m) + cols(m) + boxs(m))
 
 
-# -- 4. Single-cell expansion --------------------------------------------------------------------------
+# -- 4. Single-cell expansion ----------------------------------------------------------------------
 
 
 def counts(m: list[list[str]]) -> list[int]:
@@ -343,7 +343,7 @@ def singles_solvable(g: list[list[str]]) -> bool:
     return complete(m) and not blocked(m) and not missing(m)
 
 
-# -- 6. Showing and reading grids (seed 002) ---------------------------------------------------------
+# -- 6. Showing and reading grids (seed 002) -------------------------------------------------------
 
 
 def intersperse(sep, xs: list) -> list:

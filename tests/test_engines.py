@@ -1,0 +1,80 @@
+"""The fast engine against the reference, field by field, for every variant of SPEC section 2."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+
+import solver
+from tests.solver_cases import HUTTON, SHARED_DATASETS, VARIANTS, excerpts, puzzles
+
+BUDGET = 300  # keeps the reference quick in `make test`; budget-hit rows must agree too
+SLOW_BUDGET = 5_000  # `make test-slow`: most excerpts run to the end
+
+
+def rows_of(batch):
+    """Every SPEC section 3 field of every row, but the wall time."""
+    return [{**vars(batch.row(i)), "solve_us": None} for i in range(len(batch))]
+
+
+def assert_engines_agree(puzzle_list, **options):
+    fast = solver.solve_strings(puzzle_list, engine="fast", **options)
+    reference = solver.solve_strings(puzzle_list, engine="reference", **options)
+    for text, mine, oracle in zip(puzzle_list, rows_of(fast), rows_of(reference), strict=True):
+        assert mine == oracle, text
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "-".join(v.values()))
+@pytest.mark.parametrize("max_solutions", [1, 2, 5])
+def test_hutton_grids(variant, max_solutions):
+    assert_engines_agree(list(HUTTON.values()), max_solutions=max_solutions, max_nodes=BUDGET,
+                         **variant)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "-".join(v.values()))
+def test_excerpts_of_every_shared_set(variant):
+    assert_engines_agree([p for _, p in excerpts()], max_nodes=BUDGET, **variant)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "-".join(v.values()))
+def test_excerpts_of_every_shared_set_to_the_end(variant):
+    assert_engines_agree([p for _, p in excerpts()], max_nodes=SLOW_BUDGET, **variant)
+
+
+@pytest.mark.parametrize("max_nodes", [1, 2, 7, 50])
+def test_tight_budgets(max_nodes):
+    assert_engines_agree([p for _, p in excerpts()][::4], max_nodes=max_nodes)
+
+
+@pytest.mark.skipif(not SHARED_DATASETS.is_dir(), reason="../shared/datasets is not here")
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "-".join(v.values()))
+def test_fresh_samples_of_the_shared_sets(variant):
+    check_fresh_samples(1, BUDGET, variant)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED_DATASETS.is_dir(), reason="../shared/datasets is not here")
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "-".join(v.values()))
+def test_larger_fresh_samples_of_the_shared_sets(variant):
+    check_fresh_samples(10, SLOW_BUDGET, variant)
+
+
+def check_fresh_samples(per_set, max_nodes, variant):
+    """A new random sample of every shared .txt set at each run (the seed is in the message)."""
+    seed = random.randrange(2**32)
+    print(f"sample seed {seed}")  # shown by pytest when the test fails
+    rng = random.Random(seed)
+    for path in sorted(SHARED_DATASETS.glob("*.txt")):
+        lines = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+        sample = rng.sample(lines, per_set)
+        assert_engines_agree(sample, max_nodes=max_nodes, **variant)
+
+
+@settings(max_examples=40, deadline=None)
+@given(puzzles(min_givens=0, max_givens=81))
+def test_generated_puzzles(text):
+    for variant in VARIANTS:
+        assert_engines_agree([text], max_nodes=300, max_solutions=3, **variant)
