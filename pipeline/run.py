@@ -66,6 +66,7 @@ def solve_dataset(
         )
         for path in find_inputs(inputs)
     ]
+    _check_not_inside(sources, Path(output))
     input_schema = _unified_schema(sources)
     digests = [file_digest(source.path) for source in sources]
     directory = prepare_output(Path(output), overwrite=settings.overwrite)
@@ -194,6 +195,16 @@ def _ours(entry: Path) -> bool:
         or name in (MANIFEST_FILE, SUMMARY_FILE)
         or (name.startswith(".") and name.endswith(".tmp"))
     )
+
+
+def _check_not_inside(sources: list[InputFile], output: Path) -> None:
+    """Refuse inputs inside the output directory: preparing it could delete them."""
+    directory = output.resolve()
+    for source in sources:
+        if directory in Path(source.path).resolve().parents:
+            raise PipelineError(
+                f"input {source.path} is inside the output directory {output}; choose another --output"
+            )
 
 
 def _unified_schema(sources: list[InputFile]) -> pa.Schema:

@@ -240,3 +240,12 @@ def test_csv_written_by_the_csv_module_round_trips(tmp_path, read_output):
     table = read_output(tmp_path / "out")
     assert table.column("comment").to_pylist() == ['has "quotes", and commas', ""]
     assert table.column("status").to_pylist() == ["unique", "unique"]
+
+
+def test_inputs_inside_the_output_directory_are_refused(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    path = write_input(out, "txt", [EASY])
+    with pytest.raises(PipelineError, match="inside the output directory"):
+        solve_dataset([path], out, load_settings(overwrite=True), progress=False)
+    assert path.exists()
