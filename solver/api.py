@@ -181,7 +181,7 @@ def solve_grids(grids: np.ndarray, *, max_solutions: int = 2, max_nodes: int = D
     if engine == "reference":
         return _reference_grids(grids, max_solutions, max_nodes, prune, cell, rules)
     return fast.solve_grids(grids, max_solutions, max_nodes, once, first, rules == "singles",
-                            fast.PEERS, fast.UNITS, fast.UNIT_OF, fast.POPCOUNT, fast.DIGIT_OF)
+                            fast.TABLES)
 
 
 def solve_ascii(rows: np.ndarray, *, max_solutions: int = 2, max_nodes: int = DEFAULT_MAX_NODES,

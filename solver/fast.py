@@ -19,6 +19,8 @@ Everything is compiled with ``cache=True`` so a process pays the compilation onc
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, types
 from numba.core import cgutils
@@ -27,9 +29,18 @@ from numba.extending import intrinsic
 ALL = 0x1FF  # the nine digits
 
 
-def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Units (27 x 9: rows, columns, boxes), peers (81 x 20), each cell's 3 units, popcount and
-    digit-of-bit tables."""
+class Tables(NamedTuple):
+    """The constant tables every compiled function reads (passed in, so caching works)."""
+
+    units: np.ndarray  # (27, 9) cells of each unit: rows 0-8, columns 9-17, boxes 18-26
+    peers: np.ndarray  # (81, 20) the cells sharing a unit with each cell
+    unit_of: np.ndarray  # (81, 3) the row, column and box of each cell
+    unit_bits: np.ndarray  # (81,) the same three units as bits of a 27-bit mask
+    popcount: np.ndarray  # (512,) number of digits in a mask
+    digit_of: np.ndarray  # (512,) the digit of a one-digit mask
+
+
+def _tables() -> Tables:
     units = np.zeros((27, 9), np.int16)
     for i in range(9):
         units[i] = [9 * i + j for j in range(9)]
@@ -46,10 +57,13 @@ def _tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     digit_of = np.zeros(512, np.uint8)
     for d in range(1, 10):
         digit_of[1 << (d - 1)] = d
-    return units, peers, unit_of, popcount, digit_of
+    unit_bits = np.array([sum(1 << int(u) for u in units3) for units3 in unit_of], np.int32)
+    return Tables(units, peers, unit_of, unit_bits, popcount, digit_of)
 
 
-UNITS, PEERS, UNIT_OF, POPCOUNT, DIGIT_OF = _tables()
+TABLES = _tables()
+UNITS = TABLES.units
+ALL_UNITS = (1 << 27) - 1
 
 # clock_gettime(CLOCK_MONOTONIC) through the C library by symbol name: ~20 ns a call, and unlike
 # a ctypes pointer it keeps the functions cacheable.
@@ -74,137 +88,160 @@ def _now_ns(timespec):
 # -- propagation ----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _eliminate(m, queue, head, tail, peers, popcount):
+@njit(cache=True, inline="always")
+def _eliminate(m, queue, head, tail, dirty, singles, t):
     """Take each queued singleton's digit out of its peers until the queue is empty.
 
-    Returns (blocked, tail).  A peer that already is that singleton makes the matrix unsafe; a
-    peer left with one digit joins the queue.
+    Returns (blocked, tail, dirty).  A peer that already is that singleton makes the matrix
+    unsafe; a peer left with one digit joins the queue; ``dirty`` gains the units of every cell
+    that changed (only those can hold a new hidden single; tracked only for ``singles``).
     """
     while head < tail:
         cell = queue[head]
         head += 1
         bit = np.int32(m[cell])
         for k in range(20):
-            p = peers[cell, k]
+            p = t.peers[cell, k]
             mp = np.int32(m[p])
             if mp & bit:
                 if mp == bit:
-                    return True, tail
+                    return True, tail, dirty
                 mp &= ~bit
                 m[p] = mp
-                if popcount[mp] == 1:
+                if singles:
+                    dirty |= t.unit_bits[p]
+                if t.popcount[mp] == 1:
                     queue[tail] = p
                     tail += 1
-    return False, tail
+    return False, tail, dirty
 
 
-@njit(cache=True)
-def _hidden_singles(m, queue, tail, units, popcount):
-    """One sweep of the 27 units for hidden singles.  Returns (blocked, tail).
+@njit(cache=True, inline="always")
+def _hidden_singles(m, queue, tail, dirty, t):
+    """Hidden singles in the ``dirty`` units.  Returns (blocked, tail, dirty): the new singletons
+    are queued, and ``dirty`` is left with the units of the cells they changed.
 
     Per unit: ``once`` holds the digits seen at least once, ``more`` those seen twice or more, so
     ``once & ~more`` are the digits with exactly one home.  A digit with no home blocks the matrix,
     and so does a cell that is the only home of two digits (whichever it takes, the other has none).
     """
+    changed = 0
     for u in range(27):
+        if not (dirty >> u) & 1:
+            continue
         once = 0
         more = 0
         for k in range(9):
-            mc = np.int32(m[units[u, k]])
+            mc = np.int32(m[t.units[u, k]])
             more |= once & mc
             once |= mc
         if once != ALL:
-            return True, tail
+            return True, tail, 0
         exactly = once & ~more
         if exactly == 0:
             continue
         for k in range(9):
-            cell = units[u, k]
+            cell = t.units[u, k]
             mc = np.int32(m[cell])
             hit = mc & exactly
-            if hit and popcount[mc] > 1:
-                if popcount[hit] > 1:
-                    return True, tail
+            if hit and t.popcount[mc] > 1:
+                if t.popcount[hit] > 1:
+                    return True, tail, 0
                 m[cell] = hit
+                changed |= t.unit_bits[cell]
                 queue[tail] = cell
                 tail += 1
-    return False, tail
+    return False, tail, changed
 
 
-@njit(cache=True)
-def _propagate_fixpoint(m, queue, tail, peers, units, popcount, singles):
+
+@njit(cache=True, inline="always")
+def _propagate_fixpoint(m, queue, tail, dirty, singles, t):
     """``fix prune`` (and, with ``singles``, hidden singles too) of a matrix whose unpropagated
-    singletons are ``queue[:tail]``.  Returns blocked."""
+    singletons are ``queue[:tail]`` and whose ``dirty`` units may hold hidden singles.
+    Returns blocked."""
     head = 0
     while True:
-        blocked, tail = _eliminate(m, queue, head, tail, peers, popcount)
+        blocked, tail, dirty = _eliminate(m, queue, head, tail, dirty, singles, t)
         if blocked:
             return True
         if not singles:
             return False
         head = tail
-        blocked, tail = _hidden_singles(m, queue, tail, units, popcount)
+        blocked, tail, dirty = _hidden_singles(m, queue, tail, dirty, t)
         if blocked:
             return True
         if tail == head:
             return False
 
 
-@njit(cache=True)
-def _seed_root(grid, m, queue, unit_of, popcount):
-    """``choices grid`` with every given's digit already taken out of its peers.
+@njit(cache=True, inline="always")
+def _seed_root(grid, m, blanks, t):
+    """``fix prune (choices grid)`` for the root, by sweeps over the blank cells.
 
-    Returns (blocked, tail): ``queue[:tail]`` are the blanks left with one digit, the only
-    singletons still to propagate.  Equal to queueing every given, cheaper for the thousands of
-    easy puzzles that never branch: a given repeated in a unit, or a blank with no digit left,
-    blocks the root either way.
+    ``placed[u]`` holds the digits of the singletons of unit ``u``; a blank may hold what none of
+    its three units has placed, and one left with a single digit is placed in turn, until a
+    sweep places nothing.  That is the closure of naked-single elimination, the fixpoint of
+    ``prune``, reached without visiting peers one by one (most puzzles of a dataset are settled
+    here).  A given repeated in a unit, or a blank with nothing left, blocks the root.
     """
-    seen = np.zeros(27, np.int32)
+    placed = np.zeros(27, np.int32)
+    n_blanks = 0
     for cell in range(81):
         d = grid[cell]
         if d:
             bit = 1 << (d - 1)
+            m[cell] = bit
             for k in range(3):
-                u = unit_of[cell, k]
-                if seen[u] & bit:
-                    return True, 0
-                seen[u] |= bit
-    tail = 0
-    for cell in range(81):
-        d = grid[cell]
-        if d:
-            m[cell] = 1 << (d - 1)
+                u = t.unit_of[cell, k]
+                if placed[u] & bit:
+                    return True
+                placed[u] |= bit
         else:
-            left = ALL & ~(seen[unit_of[cell, 0]] | seen[unit_of[cell, 1]] | seen[unit_of[cell, 2]])
+            blanks[n_blanks] = cell
+            n_blanks += 1
+    progress = True
+    while progress:
+        progress = False
+        still_open = 0
+        for j in range(n_blanks):
+            cell = blanks[j]
+            units = t.unit_of[cell]
+            left = ALL & ~(placed[units[0]] | placed[units[1]] | placed[units[2]])
             m[cell] = left
             if left == 0:
-                return True, 0
-            if popcount[left] == 1:
-                queue[tail] = cell
-                tail += 1
-    return False, tail
+                return True
+            if t.popcount[left] == 1:
+                placed[units[0]] |= left
+                placed[units[1]] |= left
+                placed[units[2]] |= left
+                progress = True
+            else:
+                blanks[still_open] = cell
+                still_open += 1
+        n_blanks = still_open
+    return False
 
 
-@njit(cache=True)
-def _prune_once(m, units, popcount):
+@njit(cache=True, inline="always")
+def _prune_once(m, t):
     """Bird's ``prune`` (one pass): rows, then columns, then boxes; returns ``blocked``."""
     for u in range(27):
         ones = 0
         for k in range(9):
-            mc = np.int32(m[units[u, k]])
-            if popcount[mc] == 1:
+            mc = np.int32(m[t.units[u, k]])
+            if t.popcount[mc] == 1:
                 ones |= mc
         for k in range(9):
-            cell = units[u, k]
+            cell = t.units[u, k]
             mc = np.int32(m[cell])
-            if popcount[mc] > 1:
+            if t.popcount[mc] > 1:
                 m[cell] = mc & ~ones
-    return _blocked(m, units, popcount)
+    return _blocked(m, t)
 
 
-@njit(cache=True)
-def _blocked(m, units, popcount):
+@njit(cache=True, inline="always")
+def _blocked(m, t):
     """blocked m = void m || not (safe m)"""
     for cell in range(81):
         if m[cell] == 0:
@@ -212,40 +249,42 @@ def _blocked(m, units, popcount):
     for u in range(27):
         seen = 0
         for k in range(9):
-            mc = np.int32(m[units[u, k]])
-            if popcount[mc] == 1:
+            mc = np.int32(m[t.units[u, k]])
+            if t.popcount[mc] == 1:
                 if seen & mc:
                     return True
                 seen |= mc
     return False
 
 
-@njit(cache=True)
-def _propagate(grid, m, seed, queue, peers, units, unit_of, popcount, once, singles):
+@njit(cache=True, inline="always")
+def _propagate(grid, m, seed, queue, once, singles, t):
     """Step 1 of a node: ``prune`` once, or to the fixpoint from the root's ``grid`` (``seed``
     < 0) or from a child's one newly fixed cell ``seed``.  Returns blocked."""
     if once:
         if seed < 0:
             _load_choices(grid, m)
-        return _prune_once(m, units, popcount)
+        return _prune_once(m, t)
     if seed < 0:
-        blocked, tail = _seed_root(grid, m, queue, unit_of, popcount)
-        if blocked:
+        if _seed_root(grid, m, queue, t):
             return True
+        tail = 0
+        dirty = ALL_UNITS
     else:
         queue[0] = seed
         tail = 1
-    return _propagate_fixpoint(m, queue, tail, peers, units, popcount, singles)
+        dirty = t.unit_bits[seed]
+    return _propagate_fixpoint(m, queue, tail, dirty, singles, t)
 
 
-@njit(cache=True)
-def _pick_cell(m, popcount, first):
+@njit(cache=True, inline="always")
+def _pick_cell(m, first, t):
     """The cell to expand: the first open cell, or the first with the fewest choices; -1 when
     every cell is a singleton (complete)."""
     best = -1
     fewest = 10
     for cell in range(81):
-        n = popcount[m[cell]]
+        n = t.popcount[m[cell]]
         if n > 1 and n < fewest:
             best = cell
             fewest = n
@@ -254,16 +293,16 @@ def _pick_cell(m, popcount, first):
     return best
 
 
-# -- the search ------------------------------------------------------------------------------------
+# -- the search -----------------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def _contradictory(grid, units):
+def _contradictory(grid, t):
     """Givens repeat a digit in some unit."""
     for u in range(27):
         seen = 0
         for k in range(9):
-            d = grid[units[u, k]]
+            d = grid[t.units[u, k]]
             if d:
                 bit = 1 << (d - 1)
                 if seen & bit:
@@ -281,16 +320,16 @@ def _load_choices(grid, m):
 
 
 @njit(cache=True)
-def _solvable_by_propagation(grid, scratch, queue, peers, units, unit_of, popcount, singles):
+def _solvable_by_propagation(grid, scratch, queue, singles, t):
     """``fix prune (choices g)`` (with ``singles``: and hidden singles) is complete, unblocked."""
-    if _propagate(grid, scratch, -1, queue, peers, units, unit_of, popcount, False, singles):
+    if _propagate(grid, scratch, -1, queue, False, singles, t):
         return False
-    return _pick_cell(scratch, popcount, True) < 0
+    return _pick_cell(scratch, True, t) < 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _search(grid, stack, cand, chosen, queue, solution, max_solutions, max_nodes,
-            once, first, singles, peers, units, unit_of, popcount, digit_of):
+            once, first, singles, t):
     """Depth-first search from ``choices grid``, as SPEC section 2.
 
     Returns (n_solutions, nodes, max_depth, budget_exceeded, root_complete).
@@ -312,15 +351,15 @@ def _search(grid, stack, cand, chosen, queue, solution, max_solutions, max_nodes
             max_depth = depth
         m = stack[depth]
         cand[depth] = 0
-        if not _propagate(grid, m, seed, queue, peers, units, unit_of, popcount, once, singles):
-            cell = _pick_cell(m, popcount, first)
+        if not _propagate(grid, m, seed, queue, once, singles, t):
+            cell = _pick_cell(m, first, t)
             if cell < 0:
                 if depth == 0:
                     root_complete = True
                 n_solutions += 1
                 if n_solutions == 1:
                     for c in range(81):
-                        solution[c] = digit_of[m[c]]
+                        solution[c] = t.digit_of[m[c]] + 48  # ASCII digits
                 if n_solutions >= max_solutions:
                     break
             else:
@@ -343,9 +382,9 @@ def _search(grid, stack, cand, chosen, queue, solution, max_solutions, max_nodes
 
 
 @njit(cache=True)
-def solve_grids(grids, max_solutions, max_nodes, once, first, singles,
-                peers, units, unit_of, popcount, digit_of):
-    """Solve every row of ``grids`` ((n, 81) uint8, 0 = blank, 1..9 = given) in one call.
+def solve_grids(grids, max_solutions, max_nodes, once, first, singles, t):
+    """Solve every row of ``grids`` ((n, 81) uint8, 0 = blank, 1..9 = given) in one call, with
+    the search variant given by ``once``, ``first``, ``singles`` and the ``TABLES`` as ``t``.
 
     Returns columns as arrays: contradictory, budget_exceeded, givens, n_solutions,
     prune_solvable, singles_solvable, search_depth, search_nodes, first_solution (ASCII digits,
@@ -367,10 +406,8 @@ def solve_grids(grids, max_solutions, max_nodes, once, first, singles,
     cand = np.empty(83, np.uint16)
     chosen = np.empty(83, np.int16)
     queue = np.empty(256, np.int16)
-    solution = np.empty(81, np.uint8)
     scratch = np.empty(81, np.uint16)
     timespec = np.zeros(2, np.int64)
-    ascii_zero = np.uint8(48)
 
     for i in range(n):
         start = _now_ns(timespec)
@@ -381,22 +418,18 @@ def solve_grids(grids, max_solutions, max_nodes, once, first, singles,
                 count += 1
         givens[i] = count
         found, visited, deepest, budget_hit, root_complete = _search(
-            grid, stack, cand, chosen, queue, solution, max_solutions, max_nodes,
-            once, first, singles, peers, units, unit_of, popcount, digit_of)
+            grid, stack, cand, chosen, queue, first_solution[i], max_solutions, max_nodes,
+            once, first, singles, t)
         # Repeated givens block the root, so only a one-node, no-solution search needs the check.
-        contradictory[i] = visited == 1 and found == 0 and _contradictory(grid, units)
+        contradictory[i] = visited == 1 and found == 0 and _contradictory(grid, t)
         n_solutions[i] = found
         nodes[i] = visited
         depth[i] = deepest
         budget_exceeded[i] = budget_hit
-        if found > 0:
-            for c in range(81):
-                first_solution[i, c] = solution[c] + ascii_zero
         # The search's root is ``fix prune (choices g)`` only for bird + fixpoint, and the
         # singles fixpoint only under ``singles``; otherwise propagate once more to classify.
         if once or singles:
-            prune_ok[i] = _solvable_by_propagation(grid, scratch, queue, peers, units,
-                                                   unit_of, popcount, False)
+            prune_ok[i] = _solvable_by_propagation(grid, scratch, queue, False, t)
         else:
             prune_ok[i] = root_complete
         if prune_ok[i]:
@@ -404,8 +437,7 @@ def solve_grids(grids, max_solutions, max_nodes, once, first, singles,
         elif singles and not once:
             singles_ok[i] = root_complete
         else:
-            singles_ok[i] = _solvable_by_propagation(grid, scratch, queue, peers, units,
-                                                     unit_of, popcount, True)
+            singles_ok[i] = _solvable_by_propagation(grid, scratch, queue, True, t)
         solve_ns[i] = _now_ns(timespec) - start
-    return (contradictory, budget_exceeded, givens, n_solutions, prune_ok, singles_ok, depth, nodes,
-            first_solution, solve_ns)
+    return (contradictory, budget_exceeded, givens, n_solutions, prune_ok, singles_ok, depth,
+            nodes, first_solution, solve_ns)
