@@ -95,9 +95,16 @@ def main() -> None:
             ],
             check=True,
         )
+    load = os.getloadavg()[0]
+    if load > 0.5:
+        print(
+            f"note: load average {load:.1f} before starting: other processes hold CPU time, "
+            "so the figures below are low"
+        )
     figures: dict = {
         "machine": {
             "cpus": os.cpu_count(),
+            "load_average_at_start": round(load, 2),
             "python": platform.python_version(),
             "platform": platform.platform(),
         }
