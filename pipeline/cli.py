@@ -42,21 +42,28 @@ def solve_command(
     max_solutions: Annotated[
         int, typer.Option(help="Stop after this many solutions (1 means: any one).")
     ] = 2,
-    max_nodes: Annotated[int, typer.Option(help="Node budget; 0 means the solver's default.")] = 0,
+    max_nodes: Annotated[
+        int, typer.Option(help="Node budget; 0 means the solver's default (2,000,000).")
+    ] = 0,
     prune: Annotated[str, typer.Option(help="fixpoint or once.")] = "fixpoint",
     cell: Annotated[str, typer.Option(help="smallest or first.")] = "smallest",
     rules: Annotated[str, typer.Option(help="bird or singles.")] = "bird",
+    engine: Annotated[
+        str, typer.Option(help="fast (numba) or reference (Bird's equations, literally).")
+    ] = "fast",
 ) -> None:
-    """Solve one puzzle and print its first solution as a grid, with its statistics.
+    """Solve one puzzle: print it and its first solution as grids, and the search statistics.
+
+    Exit code 0 when a solution was found, 1 when none was (unsolvable, contradictory givens,
+    or the node budget ran out), 2 when the puzzle is not 81 valid cells.
 
     Example:
 
         sudoku-pipeline solve \\
           ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..
     """
-    # SOLVE_COMMAND: owned by the solver engineer, who refines the output.
     import solver
-    from solver.bird import read_mat, show_grid
+    from solver.bird import put, read_mat
 
     try:
         result = solver.solve(
@@ -66,22 +73,36 @@ def solve_command(
             prune=prune,
             cell=cell,
             rules=rules,
+            engine=engine,
         )
     except ValueError as err:
         raise _fail(str(err)) from None
+    if result.status == "invalid":
+        raise _fail(f"not a puzzle: {result.error}")
+    typer.echo("puzzle:")
+    typer.echo(put(read_mat(solver.api.strip_line_ending(puzzle))))
     if result.first_solution is not None:
-        typer.echo("\n".join(show_grid(read_mat(result.first_solution))))
-    typer.echo(f"status: {result.status}")
-    if result.error:
-        typer.echo(f"error: {result.error}")
-    else:
-        typer.echo(
-            f"givens {result.givens}, solutions {result.n_solutions}"
-            f"{' (capped)' if result.solutions_capped else ''}, "
-            f"search depth {result.search_depth}, nodes {result.search_nodes}, "
-            f"prune-solvable {result.prune_solvable}, singles-solvable {result.singles_solvable}, "
-            f"{result.solve_us:.0f} us"
-        )
+        typer.echo("first solution:")
+        typer.echo(put(read_mat(result.first_solution)))
+    typer.echo(format_result(result))
+    if result.first_solution is None:
+        raise typer.Exit(1)
+
+
+def format_result(result) -> str:
+    """The statistics of one ``solver.Result`` as aligned lines."""
+    capped = " (capped: there may be more)" if result.solutions_capped else ""
+    lines = [
+        ("status", result.status + (f": {result.error}" if result.error else "")),
+        ("givens", result.givens),
+        ("solutions", f"{result.n_solutions}{capped}"),
+        ("prune-solvable", result.prune_solvable),
+        ("singles-solvable", result.singles_solvable),
+        ("search depth", result.search_depth),
+        ("search nodes", f"{result.search_nodes:,}"),
+        ("time", f"{result.solve_us:,.0f} us"),
+    ]
+    return "\n".join(f"{name + ':':18s}{value}" for name, value in lines)
 
 
 # --- solve-dataset ----------------------------------------------------------------------

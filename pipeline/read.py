@@ -68,9 +68,7 @@ def find_inputs(paths: Sequence[str | Path]) -> list[Path]:
         path = Path(given)
         if path.is_dir():
             inside = sorted(
-                p
-                for p in path.iterdir()
-                if p.is_file() and not p.name.startswith(".") and format_of(p)
+                p for p in path.iterdir() if p.is_file() and not p.name.startswith(".") and format_of(p)
             )
             if not inside:
                 raise PipelineError(
@@ -148,9 +146,7 @@ def inspect_input(
     reserved = set(reserved)
     renames = {name: f"input_{name}" for name in schema.names if name in reserved}
     if renames:
-        schema = pa.schema(
-            [field.with_name(renames.get(field.name, field.name)) for field in schema]
-        )
+        schema = pa.schema([field.with_name(renames.get(field.name, field.name)) for field in schema])
     return InputFile(str(path), kind, schema, puzzle, solution, renames, size, rows)
 
 
@@ -282,9 +278,7 @@ def _csv_header(path: Path) -> list[str]:
         twice = next(name for name in header if header.count(name) > 1)
         raise PipelineError(f"{path}: column {twice!r} appears twice in the header; rename one")
     if first is None:
-        raise PipelineError(
-            f"input file has a header but no rows: {path} (remove it from the inputs)"
-        )
+        raise PipelineError(f"input file has a header but no rows: {path} (remove it from the inputs)")
     return header
 
 

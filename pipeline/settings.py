@@ -144,11 +144,7 @@ def _checked(key: str, value: Any) -> Any:
         return value
     if key in ("workers", "max_nodes", "batch_size", "max_solutions"):
         smallest, largest, note = INTEGER_RANGES[key]
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int)
-            or not smallest <= value <= largest
-        ):
+        if isinstance(value, bool) or not isinstance(value, int) or not smallest <= value <= largest:
             raise PipelineError(
                 f"setting {key} must be a whole number from {smallest:,} to {largest:,}"
                 f"{note}, got {value!r}"

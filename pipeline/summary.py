@@ -203,8 +203,7 @@ def summarize(directory: str | Path) -> dict[str, Any]:
             run_bytes = metadata[METADATA_KEY]
         elif metadata[METADATA_KEY] != run_bytes:
             raise PipelineError(
-                f"{path} belongs to another run than {parts[0].name}; "
-                "keep one run per output directory"
+                f"{path} belongs to another run than {parts[0].name}; keep one run per output directory"
             )
         part = json.loads(metadata[PART_METADATA_KEY])
         rows_by_source[part["source"]] += part["rows"]
@@ -263,9 +262,7 @@ def format_summary(summary: dict[str, Any]) -> str:
     ]
     matches = summary["solution_matches"]
     if matches["true"] or matches["false"]:
-        lines.append(
-            f"published     {matches['true']:,} solutions match, {matches['false']:,} differ"
-        )
+        lines.append(f"published     {matches['true']:,} solutions match, {matches['false']:,} differ")
     wall = summary["wall_seconds"]
     timing = (
         f"{wall:.2f} s wall, {summary['puzzles_per_second']:,.0f} puzzles/s, "

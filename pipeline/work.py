@@ -171,13 +171,9 @@ def ascii_grid(puzzles: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     n = len(puzzles)
     offset_type = np.int64 if pa.types.is_large_string(puzzles.type) else np.int32
     _, offsets_buffer, data_buffer = puzzles.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=offset_type)[
-        puzzles.offset : puzzles.offset + n + 1
-    ]
+    offsets = np.frombuffer(offsets_buffer, dtype=offset_type)[puzzles.offset : puzzles.offset + n + 1]
     data = (
-        np.frombuffer(data_buffer, dtype=np.uint8)
-        if data_buffer is not None
-        else np.zeros(0, np.uint8)
+        np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
     )
     fits = np.diff(offsets) == 81
     if puzzles.null_count:
