@@ -189,6 +189,7 @@ def summarize(directory: str | Path) -> dict[str, Any]:
         )
     all_stats = []
     rows_by_source: Counter = Counter()
+    spans: list[tuple[str, int, int, str]] = []
     run_bytes = None
     for path in parts:
         try:
@@ -207,10 +208,12 @@ def summarize(directory: str | Path) -> dict[str, Any]:
             )
         part = json.loads(metadata[PART_METADATA_KEY])
         rows_by_source[part["source"]] += part["rows"]
+        spans.append((part["source"], part["first_row"], part["rows"], path.name))
         stats = table_stats(table)
         stats["parts"] = 1
         all_stats.append(stats)
     run = json.loads(run_bytes)
+    _check_rows_tile(spans)
     previous = _previous_summary(directory)
     inputs = [{**entry, "rows": rows_by_source.get(entry["path"], 0)} for entry in run["inputs"]]
     merged = merge_stats(all_stats)
@@ -222,6 +225,21 @@ def summarize(directory: str | Path) -> dict[str, Any]:
         output=str(directory),
         wall_seconds=(previous or {}).get("wall_seconds"),
     )
+
+
+def _check_rows_tile(spans: list[tuple[str, int, int, str]]) -> None:
+    """Every source's parts must cover its rows 0, 1, 2, ... once each, without a gap."""
+    expected: dict[str, int] = {}
+    for source, first_row, rows, name in sorted(spans):
+        start = expected.get(source, 0)
+        if first_row != start:
+            problem = "are missing" if first_row > start else "appear twice"
+            low, high = sorted((start, first_row))
+            raise PipelineError(
+                f"rows {low}-{high - 1} of {source} {problem} (at {name}); "
+                "rerun solve-dataset with --overwrite"
+            )
+        expected[source] = first_row + rows
 
 
 def _previous_summary(directory: Path) -> dict[str, Any] | None:

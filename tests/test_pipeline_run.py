@@ -249,3 +249,11 @@ def test_inputs_inside_the_output_directory_are_refused(tmp_path):
     with pytest.raises(PipelineError, match="inside the output directory"):
         solve_dataset([path], out, load_settings(overwrite=True), progress=False)
     assert path.exists()
+
+
+def test_summarize_notices_a_missing_part(tmp_path):
+    path = write_input(tmp_path, "txt", PUZZLES)
+    solve_dataset([path], tmp_path / "out", load_settings(workers=1, batch_size=3), progress=False)
+    (tmp_path / "out" / "part-00000-000001.parquet").unlink()
+    with pytest.raises(PipelineError, match="rows 3-5 of .* are missing"):
+        summarize(tmp_path / "out")
