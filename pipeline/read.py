@@ -343,12 +343,15 @@ def _txt_batches(path: Path) -> Iterator[pa.RecordBatch]:
 
     A line ends at ``\\n``, ``\\r\\n`` or ``\\r``; the line ending is all that is removed.
     Lines starting with ``#`` are comments, not rows; an empty line is a row (an empty,
-    hence invalid, puzzle); a final line ending does not start another row. Lines are
+    hence invalid, puzzle); a final line ending does not start another row; a UTF-8
+    byte-order mark at the start is skipped. Lines are
     split with numpy, not a Python loop.
     """
     carry = b""
     first_line = 0
     with open(path, "rb") as file:
+        if file.read(3) != b"\xef\xbb\xbf":  # a UTF-8 byte-order mark is not text
+            file.seek(0)
         while True:
             block = file.read(BLOCK_BYTES)
             data = carry + block

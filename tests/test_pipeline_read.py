@@ -52,6 +52,12 @@ def test_txt_line_endings(tmp_path, ending, final):
     assert rows_of(path) == ["1" * 81, "", "2" * 81, "  spaces kept  "]
 
 
+def test_txt_byte_order_mark_is_skipped(tmp_path):
+    path = tmp_path / "p.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + b"1" * 81 + b"\r\n" + b"2" * 81 + b"\r\n")
+    assert rows_of(path) == ["1" * 81, "2" * 81]
+
+
 def test_txt_blocks_split_anywhere(tmp_path, monkeypatch):
     """Lines and CRLF pairs cut by the block boundary are joined again."""
     import pipeline.read
