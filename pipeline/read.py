@@ -333,7 +333,7 @@ def _check_txt_has_rows(path: Path) -> None:
     """Fail early when a text file holds nothing but comment lines."""
     with open(path, "rb") as file:
         for line in file:
-            if not line.startswith(b"#"):
+            if not line.removeprefix(b"\xef\xbb\xbf").startswith(b"#"):
                 return
     raise PipelineError(f"input file has only comment lines: {path} (remove it from the inputs)")
 
