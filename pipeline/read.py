@@ -331,9 +331,9 @@ def _parquet_batches(path: Path, batch_size: int) -> Iterator[pa.RecordBatch]:
 
 def _check_txt_has_rows(path: Path) -> None:
     """Fail early when a text file holds nothing but comment lines."""
-    with open(path, "rb") as file:
+    with open(path, encoding="utf-8-sig", errors="replace") as file:  # any line ending
         for line in file:
-            if not line.removeprefix(b"\xef\xbb\xbf").startswith(b"#"):
+            if not line.startswith("#"):
                 return
     raise PipelineError(f"input file has only comment lines: {path} (remove it from the inputs)")
 

@@ -151,6 +151,8 @@ def test_directories_give_their_supported_files_sorted(tmp_path, kaggle_csv):
         ("empty.txt", b"", "is empty"),
         ("header.csv", b"puzzle,solution\n", "header but no rows"),
         ("comments.txt", b"# just\n# comments\n", "only comment lines"),
+        ("crlf.txt", b"\xef\xbb\xbf# just\r\n# comments\r\n", "only comment lines"),
+        ("cr.txt", b"# just\r# comments\r", "only comment lines"),
         ("nopuzzle.csv", b"a,b\n1,2\n", "no puzzle column"),
         ("twice.csv", b"puzzle,puzzle\n1,2\n", "appears twice"),
         ("broken.parquet", b"PAR1 this is not parquet", "not a readable Parquet file"),
