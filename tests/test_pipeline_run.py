@@ -114,11 +114,14 @@ def sample_run(tmp_path_factory):
     return out, summary
 
 
-def test_output_reads_back_with_polars_pyarrow_and_duckdb(sample_run):
+def test_output_reads_back_with_polars_pyarrow_and_duckdb(sample_run, read_output):
     out, summary = sample_run
     rows = summary["rows"]["out"]
     frame = pl.read_parquet(out / "*.parquet")
     assert frame.height == rows
+    in_order = read_output(out)
+    assert frame["source"].to_list() == in_order.column("source").to_pylist()  # glob order
+    assert frame["row"].to_list() == in_order.column("row").to_pylist()
     assert {name: frame.schema[name] for name in DOCUMENTED_TYPES} == DOCUMENTED_TYPES
     dataset = ds.dataset(sorted(map(str, out.glob("*.parquet"))), format="parquet")
     assert dataset.count_rows() == rows
