@@ -146,7 +146,16 @@ def solve_dataset_command(
     compression: Annotated[
         str | None, typer.Option(help="Parquet compression: zstd, snappy, lz4, gzip, none.")
     ] = None,
-    engine: Annotated[str | None, typer.Option(help="Where to run: local.")] = None,
+    engine: Annotated[
+        str | None, typer.Option(help="Where to run: local (process pool) or dask (a Dask cluster).")
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            help="Engine dask: scheduler address, e.g. tcp://HOST:8786; "
+            "without it a LocalCluster of --workers processes runs on this machine."
+        ),
+    ] = None,
     overwrite: Annotated[
         bool | None,
         typer.Option("--overwrite", help="Replace a previous run in the output directory."),
@@ -180,6 +189,7 @@ def solve_dataset_command(
             solution_column=solution_column,
             compression=compression,
             engine=engine,
+            scheduler=scheduler,
             overwrite=overwrite,
             quiet=quiet,
         )

@@ -29,13 +29,22 @@ def run_units(
     *,
     workers: int,
     on_result: Callable[[R], None],
+    engine: str = "local",
+    scheduler: str = "",
 ) -> None:
     """Call ``function`` on every unit, in ``workers`` processes, and ``on_result`` (in this
     process) on each result as it arrives, in completion order.
 
     The first exception raised by ``function`` or by iterating ``units`` stops the run:
     units not yet started are cancelled, and the exception is raised here.
+    ``engine="dask"`` runs the units on a Dask cluster instead (``pipeline.dask_engine``:
+    the scheduler at ``scheduler``, or a LocalCluster of ``workers`` processes).
     """
+    if engine == "dask":
+        from pipeline.dask_engine import run_units as run_units_on_dask
+
+        run_units_on_dask(function, units, workers=workers, scheduler=scheduler, on_result=on_result)
+        return
     if workers <= 1:
         for unit in units:
             on_result(function(unit))

@@ -114,7 +114,14 @@ def solve_dataset(
         bar.update(stats["rows"])
 
     try:
-        run_units(solve_part, units(), workers=settings.workers, on_result=on_result)
+        run_units(
+            solve_part,
+            units(),
+            workers=settings.workers,
+            on_result=on_result,
+            engine=settings.engine,
+            scheduler=settings.scheduler,
+        )
     finally:
         bar.close()
     merged = merge_stats(all_stats)

@@ -19,7 +19,7 @@ from pipeline.errors import PipelineError
 PRUNES = ("fixpoint", "once")
 CELLS = ("smallest", "first")
 RULES = ("bird", "singles")
-ENGINES = ("local",)
+ENGINES = ("local", "dask")
 COMPRESSIONS = ("zstd", "snappy", "lz4", "gzip", "none")
 
 # Smallest and largest accepted value of the integer settings, and what 0 means.
@@ -58,6 +58,7 @@ class Settings:
     solution_column: str = ""  # published-solution column; "" means find it by name
     compression: str = "zstd"
     engine: str = "local"
+    scheduler: str = ""  # engine dask: a scheduler address; "" starts a LocalCluster of `workers`
     overwrite: bool = False
     quiet: bool = False
 
@@ -127,6 +128,10 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
         raise TypeError(f"unknown setting {unknown[0]!r}")
     values.update({key: value for key, value in overrides.items() if value is not None})
     settings = replace(Settings(), **{key: _checked(key, value) for key, value in values.items()})
+    if settings.scheduler and settings.engine != "dask":
+        raise PipelineError(
+            f"setting scheduler ({settings.scheduler}) is for engine dask; add --engine dask"
+        )
     if settings.workers == 0:
         settings = replace(settings, workers=available_cores())
     if settings.max_nodes == 0:
@@ -150,6 +155,13 @@ def _checked(key: str, value: Any) -> Any:
                 f"{note}, got {value!r}"
             )
         return value
+    if key == "scheduler":
+        if not isinstance(value, str) or value != value.strip():
+            raise PipelineError(
+                "setting scheduler must be a Dask scheduler address such as tcp://HOST:8786, "
+                f"got {value!r}"
+            )
+        return value
     if key in ("column", "solution_column"):
         if not isinstance(value, str):
             raise PipelineError(f"setting {key} must be a column name (text), got {value!r}")
@@ -163,4 +175,9 @@ def _checked(key: str, value: Any) -> Any:
     }[key]
     if value not in choices:
         raise PipelineError(f"setting {key} must be one of {', '.join(choices)}, got {value!r}")
+    if key == "engine" and value == "dask":
+        from pipeline.dask_engine import missing_dask
+
+        if missing := missing_dask():
+            raise PipelineError(missing)
     return value

@@ -1,0 +1,214 @@
+"""The Dask engine: the same units of work as ``pipeline.pool``, run on a Dask cluster.
+
+``run_units`` has the contract of ``pipeline.pool.run_units``: call ``solve_part`` on every
+unit and ``on_result`` (in this process) on each result as it arrives, in completion order;
+the first failure stops the run. So everything ``pipeline.run`` does around the fan-out
+(reading ahead, the progress bar, the merge of stats, skipping finished parts) is the same
+for both engines.
+
+Units go to the cluster with ``distributed.Client.submit`` and come back with
+``distributed.as_completed``; at most two units per worker thread are in flight, so this
+process never reads far ahead of the cluster. Without a scheduler address a
+``LocalCluster`` of ``workers`` single-threaded processes is started and closed here.
+
+Worker loss is Dask's to handle: a task whose worker dies is rescheduled on another worker
+(up to ``distributed.scheduler.allowed-failures`` times, then ``KilledWorker``), and a task
+that raises is retried ``RETRIES`` times. Retries are idempotent: a part has a deterministic
+name and is written to a temporary file and renamed, so a batch solved twice leaves one
+complete part. Before a result is counted, this process checks that its part exists, is
+complete and holds the unit's rows, which also catches an output directory that the
+workers cannot share with this machine.
+
+``dask`` is imported only when this engine runs; without it, ``missing_dask`` says how to
+install it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from pipeline.errors import PipelineError
+from pipeline.work import PART_METADATA_KEY, Unit
+
+IN_FLIGHT_PER_WORKER = 2  # as in pipeline.pool
+RETRIES = 2  # Dask re-runs a unit that raised this many times before giving up
+CONNECT_TIMEOUT = "10s"  # to reach the scheduler
+WORKERS_TIMEOUT = 60  # seconds to wait for a cluster's first worker
+INSTALL_HINT = 'pip install ".[dask]" (or pip install "dask[distributed]")'
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a unit's part must be once solved: where it is and what its metadata says
+    (the ``sudoku_pipeline.part`` entry that ``solve_part`` writes)."""
+
+    path: str
+    info: dict[str, Any]
+
+    @classmethod
+    def of(cls, unit: Unit) -> Expected:
+        rows = pa.ipc.open_stream(unit.batch).read_all().num_rows  # zero-copy over the bytes
+        info = {
+            "source": unit.source,
+            "file_index": unit.file_index,
+            "batch_index": unit.batch_index,
+            "first_row": unit.row_offset,
+            "rows": rows,
+        }
+        return cls(unit.part_path, info)
+
+    @property
+    def name(self) -> str:
+        first, rows = self.info["first_row"], self.info["rows"]
+        return (
+            f"batch {self.info['batch_index']} of {self.info['source']} "
+            f"(rows {first} to {first + rows - 1})"
+        )
+
+    def check(self, stats: dict[str, Any]) -> None:
+        """Raise ``PipelineError`` unless the part is there, complete, with the unit's rows."""
+        import pyarrow.parquet as pq
+
+        try:
+            metadata = pq.read_metadata(self.path)
+        except FileNotFoundError:
+            raise PipelineError(
+                f"a Dask worker solved {self.name}, but its part {self.path} is not there as seen "
+                "from this machine: the output directory must be on a filesystem that this machine "
+                "and every worker share, at the same path"
+            ) from None
+        except (OSError, pa.ArrowException) as err:
+            raise PipelineError(f"cannot read part {self.path} back: {_one_line(err)}") from None
+        written = json.loads((metadata.metadata or {}).get(PART_METADATA_KEY, b"null"))
+        rows = self.info["rows"]
+        if written != self.info or metadata.num_rows != rows or stats.get("rows") != rows:
+            raise PipelineError(
+                f"part {self.path} does not hold {self.name} (it says {written}, "
+                f"{metadata.num_rows} rows); was the output directory written by another run "
+                "at the same time? rerun with --overwrite"
+            )
+
+
+def missing_dask() -> str | None:
+    """Why the Dask engine cannot run here (a one-line message), or None when it can."""
+    if importlib.util.find_spec("distributed") is None:
+        return f"engine dask needs Dask, which is not installed; {INSTALL_HINT}"
+    return None
+
+
+def run_units(
+    function: Callable[[Unit], dict[str, Any]],
+    units: Iterable[Unit],
+    *,
+    workers: int,
+    scheduler: str,
+    on_result: Callable[[dict[str, Any]], None],
+) -> None:
+    """Call ``function`` on every unit on a Dask cluster and ``on_result`` on each result.
+
+    ``scheduler``: the address of a running scheduler (``tcp://HOST:8786``); empty starts
+    a ``LocalCluster`` of ``workers`` processes with one thread each, closed at the end.
+    Raises ``PipelineError`` when Dask is missing, the scheduler cannot be reached, a unit
+    keeps killing its workers, or a part is missing or incomplete; a unit's own exception
+    is raised here as it is.
+    """
+    try:
+        import distributed
+    except ImportError:
+        raise PipelineError(missing_dask() or f"cannot import Dask; {INSTALL_HINT}") from None
+    run_id = uuid.uuid4().hex[:8]  # keys of this run never meet an older run's on a shared scheduler
+    with _client(distributed, scheduler, workers) as client:
+        pending: dict[str, tuple[Any, Expected]] = {}  # future and its part, by key
+        completed = distributed.as_completed(loop=client.loop)
+        try:
+            for unit in units:
+                future = _submit(client, function, unit, run_id)
+                pending[future.key] = (future, Expected.of(unit))
+                completed.add(future)
+                while len(pending) >= IN_FLIGHT_PER_WORKER * _threads(client):
+                    _collect(next(completed), pending, on_result, distributed)
+            for future in completed:
+                _collect(future, pending, on_result, distributed)
+        finally:
+            if pending:  # stopped early: drop what has not run yet
+                client.cancel([future for future, _ in pending.values()])
+
+
+@contextlib.contextmanager
+def _client(distributed, scheduler: str, workers: int) -> Iterator[Any]:
+    """A client of the scheduler at ``scheduler``, or of a new LocalCluster of ``workers``."""
+    if scheduler:
+        try:
+            client = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as err:
+            raise PipelineError(
+                f"cannot reach the Dask scheduler at {scheduler} ({_one_line(err)}); start it with "
+                "`dask scheduler` and its workers with `dask worker`, or check --scheduler"
+            ) from None
+        with client:
+            _wait_for_workers(client, scheduler)
+            yield client
+        return
+    cluster = distributed.LocalCluster(
+        n_workers=max(workers, 1),
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,  # no web server (or port clash) for a cluster that lives one run
+    )
+    with cluster, distributed.Client(cluster, set_as_default=False) as client:
+        yield client
+
+
+def _wait_for_workers(client, scheduler: str) -> None:
+    try:
+        client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+    except TimeoutError:
+        raise PipelineError(
+            f"the Dask scheduler at {scheduler} has no workers after {WORKERS_TIMEOUT} s; start "
+            f"some with `dask worker {scheduler} --nthreads 1 --nworkers N`"
+        ) from None
+
+
+def _submit(client, function: Callable, unit: Unit, run_id: str):
+    """Submit one unit under a readable, unique key, with Dask's retries."""
+    import dask
+
+    key = f"{function.__name__}-{unit.file_index:05d}-{unit.batch_index:06d}-{run_id}"
+    # A unit carries its batch (megabytes), by design: the worker needs nothing but the
+    # output directory. Dask's advice to load data through Dask instead does not apply.
+    with dask.config.set({"distributed.admin.large-graph-warning-threshold": "4GiB"}):
+        return client.submit(function, unit, key=key, retries=RETRIES, pure=False)
+
+
+def _threads(client) -> int:
+    """Worker threads on the cluster now (it may grow or shrink during a run), at least 1."""
+    return max(1, sum(client.nthreads().values()))
+
+
+def _collect(future, pending: dict[str, tuple[Any, Expected]], on_result: Callable, distributed) -> None:
+    """Check one finished unit's part and hand its stats to ``on_result``."""
+    _, expected = pending.pop(future.key)
+    try:
+        stats = future.result()
+    except distributed.KilledWorker:
+        raise PipelineError(
+            f"{expected.name} killed every Dask worker that tried it (out of memory?); finished "
+            "parts are kept; rerun, perhaps with a smaller --batch-size"
+        ) from None
+    finally:
+        future.release()
+    expected.check(stats)
+    on_result(stats)
+
+
+def _one_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0] if text else type(err).__name__
