@@ -161,10 +161,34 @@ def _client(distributed, scheduler: str, workers: int) -> Iterator[Any]:
         n_workers=max(workers, 1),
         threads_per_worker=1,
         processes=True,
-        dashboard_address=None,  # no web server (or port clash) for a cluster that lives one run
+        dashboard_address=":0",  # any free port: a fixed one clashes with other clusters here
     )
     with cluster, distributed.Client(cluster, set_as_default=False) as client:
+        client.register_plugin(_ignore_interrupts(distributed), name="sudoku-pipeline-ignore-sigint")
         yield client
+
+
+def _ignore_interrupts(distributed):
+    """A worker plugin: the worker ignores SIGINT, as the local pool's workers do.
+
+    Ctrl-C in a terminal reaches every process of the group, the LocalCluster's workers
+    included; an interrupted worker is only killed after seconds, while this process stops
+    the run anyway (cancelling what is left and closing the cluster). Registered plugins
+    also run on workers that a nanny restarts. (Defined here, not at the top level, so that
+    this module does not import Dask; cloudpickle ships the class by value.)
+    """
+
+    class IgnoreInterrupts(distributed.WorkerPlugin):
+        idempotent = True
+
+        def setup(self, worker) -> None:
+            import signal
+            import threading
+
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    return IgnoreInterrupts()
 
 
 def _wait_for_workers(client, scheduler: str) -> None:
