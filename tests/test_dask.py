@@ -1,0 +1,268 @@
+"""The Dask engine (issue 5): the same run on a real Dask cluster gives the same output.
+
+Real clusters only: a ``LocalCluster`` of 2 worker processes (started by the run itself,
+or once per module and reached by its scheduler address, as a remote cluster would be),
+real worker deaths (SIGKILL), real failures raised inside the workers.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline import dask_engine
+from pipeline.errors import PipelineError
+from pipeline.run import solve_dataset
+from pipeline.settings import load_settings
+from pipeline.summary import STATUSES
+from pipeline.work import Unit, output_schema, part_name, run_metadata, solve_part, to_ipc
+
+distributed = pytest.importorskip("distributed")
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "data" / "sample.csv"
+HARD = Path(__file__).resolve().parent / "data" / "norvig_hardest_8.txt"
+EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+# Rows of every kind the sample lacks or has few of: an empty line and a short row
+# (invalid), a bad character, a repeated given (contradictory), two hard puzzles that a
+# small node budget cuts short (budget_exceeded), a near-empty grid (multiple).
+CRAFTED = [
+    EASY,
+    "",
+    EASY[:40],
+    EASY[:17] + "x" + EASY[18:],
+    "33" + EASY[2:],
+    *HARD.read_text().splitlines()[:2],
+    "1" + "." * 80,
+]
+# What may differ between two runs of the same data: timing, and how it was run.
+RUN_KEYS = ("wall_seconds", "puzzles_per_second", "solve_seconds", "workers", "engine", "settings")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A LocalCluster of 2 single-threaded worker processes, shared by this module's tests
+    that reach a cluster by its scheduler address (as they would a remote one)."""
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as local_cluster:
+        yield local_cluster
+
+
+@pytest.fixture
+def client(cluster):
+    with distributed.Client(cluster, set_as_default=False) as cluster_client:
+        cluster_client.wait_for_workers(2, timeout=30)
+        yield cluster_client
+
+
+def run(inputs: list[Path], output: Path, **settings) -> dict:
+    """A whole run through the library, without a progress bar; its summary."""
+    return solve_dataset(inputs, output, load_settings(**settings), progress=False)
+
+
+def comparable(summary: dict) -> dict:
+    """The summary's numbers (the output directory's name differs, its part count must not)."""
+    numbers = {key: value for key, value in summary.items() if key not in RUN_KEYS}
+    return {**numbers, "output": summary["output"]["parts"]}
+
+
+def test_dask_local_cluster_run_equals_local_run(tmp_path, read_output):
+    crafted = tmp_path / "crafted.txt"
+    crafted.write_text("\n".join(CRAFTED) + "\n")
+    inputs = [SAMPLE, crafted]
+    options = {"batch_size": 16, "max_nodes": 300}
+    local = run(inputs, tmp_path / "local", workers=1, **options)
+    on_dask = run(inputs, tmp_path / "dask", workers=2, engine="dask", **options)
+    expected = read_output(tmp_path / "local", timing=False)
+    assert read_output(tmp_path / "dask", timing=False).equals(expected)
+    assert comparable(on_dask) == comparable(local)
+    assert on_dask["engine"] == "dask" and on_dask["workers"] == 2
+    assert on_dask["output"]["parts"] == len(list((tmp_path / "dask").glob("part-*.parquet"))) == 14
+    # Every status but "solved", which needs max_solutions = 1 (the CLI test below).
+    assert set(expected.column("status").to_pylist()) == set(STATUSES) - {"solved"}
+
+
+def test_cli_with_a_scheduler_address_equals_local_run(tmp_path, cli, read_output, cluster):
+    args = [SAMPLE, "--batch-size", "50", "--max-solutions", "1", "--quiet"]
+    assert cli("solve-dataset", *args, "-o", tmp_path / "local", "--workers", "1").exit_code == 0
+    result = cli(
+        "solve-dataset", *args, "-o", tmp_path / "dask", "--engine", "dask",
+        "--scheduler", cluster.scheduler_address,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    expected = read_output(tmp_path / "local", timing=False)
+    assert read_output(tmp_path / "dask", timing=False).equals(expected)
+
+
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path, read_output, cluster, client):
+    # 3,000 rows in 60 parts: long enough to kill a worker while it is solving.
+    path = tmp_path / "many.txt"
+    with open(SAMPLE, newline="") as file:
+        puzzles = [row["puzzle"] for row in csv.DictReader(file)]
+    path.write_text("\n".join(puzzles * 15) + "\n")
+    options = {"batch_size": 50}
+    local = run([path], tmp_path / "local", workers=1, **options)
+
+    output = tmp_path / "dask"
+    settings = load_settings(engine="dask", scheduler=cluster.scheduler_address, **options)
+    outcome: dict = {}
+
+    def run_in_background() -> None:
+        try:
+            outcome["summary"] = solve_dataset([path], output, settings, progress=False)
+        except BaseException as err:  # handed to the test thread
+            outcome["error"] = err
+
+    thread = threading.Thread(target=run_in_background)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not list(output.glob("part-*.parquet")) or not any(client.processing().values()):
+        assert thread.is_alive() and time.monotonic() < deadline, outcome
+        time.sleep(0.01)
+    busy = next(address for address, keys in client.processing().items() if keys)
+    victim = client.run(os.getpid, workers=[busy])[busy]
+    os.kill(victim, signal.SIGKILL)
+    parts_at_kill = len(list(output.glob("part-*.parquet")))
+    thread.join(timeout=120)
+
+    assert not thread.is_alive() and "error" not in outcome, outcome
+    assert parts_at_kill < 60
+    assert read_output(output, timing=False).equals(read_output(tmp_path / "local", timing=False))
+    assert comparable(outcome["summary"]) == comparable(local)
+    assert victim not in client.run(os.getpid).values()  # the worker did die (and was replaced)
+
+
+# --- run_units on its own: retries and the checks of each part ------------------------
+
+
+def make_units(directory: Path, count: int) -> list[Unit]:
+    """``count`` units of 4 rows each, writing their parts into ``directory``."""
+    directory.mkdir()
+    settings = load_settings(max_nodes=500)
+    table = pa.table({"puzzle": [EASY, CRAFTED[3], *HARD.read_text().splitlines()[:2]]})
+    schema = output_schema(table.schema, run_metadata({"test": True}))
+    return [
+        Unit(
+            batch=to_ipc(table),
+            source="in.txt",
+            file_index=0,
+            batch_index=index,
+            row_offset=4 * index,
+            puzzle_column="puzzle",
+            solution_column=None,
+            schema=schema,
+            options=settings.solver_options(),
+            compression=settings.compression,
+            part_path=str(directory / part_name(0, index)),
+        )
+        for index in range(count)
+    ]
+
+
+def solve_part_failing_once(unit: Unit) -> dict:
+    """solve_part, after failing the first attempt of each unit (a transient I/O error)."""
+    attempted = Path(unit.part_path).parent.parent / "attempted" / Path(unit.part_path).name
+    if not attempted.exists():
+        attempted.touch()
+        raise OSError(f"simulated transient failure of {attempted.name}")
+    return solve_part(unit)
+
+
+def solve_part_failing_always(unit: Unit) -> dict:
+    raise PipelineError(f"cannot write {unit.part_path}: No space left on device")
+
+
+def solve_part_on_unshared_disk(unit: Unit) -> dict:
+    """solve_part on a worker whose output directory is not the one this machine sees."""
+    stats = solve_part(unit)
+    os.unlink(unit.part_path)
+    return stats
+
+
+def test_units_that_fail_once_are_retried_by_dask(tmp_path, cluster):
+    (tmp_path / "attempted").mkdir()
+    units = make_units(tmp_path / "out", 6)
+    results: list[dict] = []
+    dask_engine.run_units(
+        solve_part_failing_once,
+        units,
+        workers=2,
+        scheduler=cluster.scheduler_address,
+        on_result=results.append,
+    )
+    assert len(list((tmp_path / "attempted").iterdir())) == 6  # every first attempt failed
+    assert sorted(stats["rows"] for stats in results) == [4] * 6
+    expected_dir = tmp_path / "expected"
+    expected = [solve_part(unit) for unit in make_units(expected_dir, 6)]
+    assert [s["status"] for s in results] == [s["status"] for s in expected]
+    for unit in units:
+        written = pq.read_table(unit.part_path).drop_columns(["solve_us"])
+        reference = pq.read_table(expected_dir / Path(unit.part_path).name).drop_columns(["solve_us"])
+        assert written.equals(reference)
+
+
+def test_a_unit_that_keeps_failing_stops_the_run(tmp_path, cluster):
+    started = time.monotonic()
+    with pytest.raises(PipelineError, match="No space left on device"):
+        dask_engine.run_units(
+            solve_part_failing_always,
+            make_units(tmp_path / "out", 20),
+            workers=2,
+            scheduler=cluster.scheduler_address,
+            on_result=lambda stats: None,
+        )
+    assert time.monotonic() - started < 30
+
+
+def test_a_part_this_machine_cannot_see_is_not_counted(tmp_path, cluster):
+    counted: list[dict] = []
+    with pytest.raises(PipelineError, match="must be on a filesystem that this machine and every"):
+        dask_engine.run_units(
+            solve_part_on_unshared_disk,
+            make_units(tmp_path / "out", 3),
+            workers=2,
+            scheduler=cluster.scheduler_address,
+            on_result=counted.append,
+        )
+    assert counted == []
+
+
+# --- settings and expected failures ----------------------------------------------------
+
+
+def test_without_dask_the_engine_says_how_to_install_it(tmp_path, cli, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if it were not installed
+    result = cli("solve-dataset", SAMPLE, "-o", tmp_path / "out", "--engine", "dask")
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines() == [
+        'error: engine dask needs Dask, which is not installed; pip install ".[dask]" '
+        '(or pip install "dask[distributed]")'
+    ]
+    assert not (tmp_path / "out").exists()  # refused before anything is written
+
+
+def test_a_scheduler_needs_the_dask_engine(tmp_path, cli):
+    result = cli("solve-dataset", SAMPLE, "-o", tmp_path / "out", "--scheduler", "tcp://127.0.0.1:8786")
+    assert result.exit_code == 2
+    assert "add --engine dask" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path, cli, monkeypatch):
+    monkeypatch.setattr(dask_engine, "CONNECT_TIMEOUT", "1s")
+    result = cli(
+        "solve-dataset", SAMPLE, "-o", tmp_path / "out", "--engine", "dask",
+        "--scheduler", "tcp://127.0.0.1:1",
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:1")
+    assert len(result.stderr.strip().splitlines()) == 1
