@@ -43,7 +43,7 @@ def solve_command(
         int, typer.Option(help="Stop after this many solutions (1 means: any one).")
     ] = 2,
     max_nodes: Annotated[
-        int, typer.Option(help="Node budget; 0 means the solver's default (2,000,000).")
+        int, typer.Option(help="Node budget; 0 means the solver's default (5,000,000).")
     ] = 0,
     prune: Annotated[str, typer.Option(help="fixpoint or once.")] = "fixpoint",
     cell: Annotated[str, typer.Option(help="smallest or first.")] = "smallest",
