@@ -1,26 +1,59 @@
-"""Fan-out of units of work over a pool of worker processes.
+"""Fan-out of units of work over a pool of worker processes that survives workers dying.
 
-One worker runs in-process (no pool, no pickling). Several run in a
-``concurrent.futures.ProcessPoolExecutor`` (the standard library's pool over
+Units run in a ``concurrent.futures.ProcessPoolExecutor`` (the standard library's pool over
 ``multiprocessing``, which, unlike ``multiprocessing.Pool``, notices a worker that died
-instead of waiting for it for ever). At most two units per worker are in flight, so the
-parent never reads far ahead of the workers and its memory stays bounded.
+instead of waiting for it for ever), even with one worker: the solver's compiled loop never
+looks at signals, so only a solver in another process can be stopped promptly by Ctrl-C,
+and only there can it crash or run out of memory without taking the run with it.
+At most two units per worker are in flight, so the parent never reads far ahead of the
+workers and its memory stays bounded.
+
+Faults:
+
+- A worker that dies (killed, out of memory, a crash) breaks the executor, which fails every
+  unit in flight without saying which one killed it. The pool is rebuilt and those units,
+  the suspects, run again one at a time, so a unit that kills its worker again is known to
+  be the culprit. A unit that raises an exception is retried too. A unit that fails
+  ``ATTEMPTS`` times is given up: it is returned as a ``Failure`` and the others go on.
+- A ``PipelineError`` raised by a unit is about the run, not the unit (the disk is full, the
+  output directory is read-only): it stops the run and is raised here, as is any exception
+  from iterating the units (an input that cannot be read).
+- Stopping for any reason (Ctrl-C included) kills the workers at once rather than waiting
+  for their batches; what they were writing is a temporary file, never a part. Workers die
+  with this process too, even on ``kill -9`` (Linux), so a killed run leaves no orphans.
 """
 
 from __future__ import annotations
 
+import ctypes
+import logging
 import multiprocessing
+import os
 import signal
+from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from pipeline.errors import PipelineError
 
 U = TypeVar("U")
 R = TypeVar("R")
 IN_FLIGHT_PER_WORKER = 2
+ATTEMPTS = 3  # a unit runs at most this many times: once, then twice more on its own
+PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+log = logging.getLogger("pipeline")
+
+
+@dataclass
+class Failure(Generic[U]):
+    """A unit given up after ``attempts`` runs, and why its last run failed."""
+
+    unit: U
+    reason: str
+    attempts: int
 
 
 def run_units(
@@ -31,52 +64,167 @@ def run_units(
     on_result: Callable[[R], None],
     engine: str = "local",
     scheduler: str = "",
-) -> None:
+) -> list[Failure[U]]:
     """Call ``function`` on every unit, in ``workers`` processes, and ``on_result`` (in this
-    process) on each result as it arrives, in completion order.
+    process) on each result as it arrives, in completion order; return the units that kept
+    failing (see the module docstring), in the order they were given up.
 
-    The first exception raised by ``function`` or by iterating ``units`` stops the run:
-    units not yet started are cancelled, and the exception is raised here.
     ``engine="dask"`` runs the units on a Dask cluster instead (``pipeline.dask_engine``:
     the scheduler at ``scheduler``, or a LocalCluster of ``workers`` processes).
     """
     if engine == "dask":
         from pipeline.dask_engine import run_units as run_units_on_dask
 
-        run_units_on_dask(function, units, workers=workers, scheduler=scheduler, on_result=on_result)
-        return
-    if workers <= 1:
-        for unit in units:
-            on_result(function(unit))
-        return
-    pool = ProcessPoolExecutor(
-        max_workers=workers, mp_context=_context(), initializer=_ignore_interrupts
-    )
+        failed = run_units_on_dask(
+            function, units, workers=workers, scheduler=scheduler, on_result=on_result
+        )
+        return list(failed or [])
+    fan_out = _FanOut(function, max(workers, 1), on_result)
     try:
-        # Start every worker now, before this process reads any input: with "fork" the
-        # children then copy a process that has no reader threads running yet.
-        pool.submit(_ready).result()
-        pending: set[Future] = set()
-        for unit in units:
-            pending.add(pool.submit(function, unit))
-            if len(pending) >= IN_FLIGHT_PER_WORKER * workers:
-                pending = _collect(pending, on_result, FIRST_COMPLETED)
-        while pending:
-            pending = _collect(pending, on_result, FIRST_COMPLETED)
-    except BrokenProcessPool:
-        raise PipelineError(
-            "a worker process died (killed, or out of memory?); finished parts are kept; "
-            "rerun, perhaps with fewer --workers or a smaller --batch-size"
-        ) from None
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        fan_out.run(iter(units))
+    except BaseException:
+        fan_out.close(kill=True)
+        raise
+    fan_out.close(kill=False)
+    return fan_out.failures
 
 
-def _collect(pending: set[Future], on_result: Callable[[Any], None], when: str) -> set[Future]:
-    done, pending = wait(pending, return_when=when)
-    for future in done:
-        on_result(future.result())
-    return pending
+@dataclass
+class _Task(Generic[U]):
+    unit: U
+    attempts: int = 0
+
+
+class _FanOut(Generic[U, R]):
+    """The state of one fan-out: the executor, the units in flight and the suspects."""
+
+    def __init__(self, function: Callable[[U], R], workers: int, on_result: Callable[[R], None]):
+        self.function = function
+        self.workers = workers
+        self.on_result = on_result
+        self.failures: list[Failure[U]] = []
+        self.pending: dict[Future, _Task[U]] = {}
+        self.suspects: deque[_Task[U]] = deque()  # to run again, one at a time
+        self.executor: ProcessPoolExecutor | None = None
+        self.processes: list[multiprocessing.Process] = []
+        self._start()
+
+    def run(self, units: Iterable[U]) -> None:
+        more = True
+        while True:
+            if self.suspects:
+                if not self.pending:
+                    self._submit(self.suspects.popleft())
+            else:
+                while more and len(self.pending) < IN_FLIGHT_PER_WORKER * self.workers:
+                    unit = next(units, _END)  # type: ignore[call-overload]
+                    if unit is _END:
+                        more = False
+                    else:
+                        self._submit(_Task(unit))
+            if not self.pending:
+                if not more and not self.suspects:
+                    return
+                continue
+            done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
+            if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
+                # Every unit in flight fails with the pool: wait for all of them to settle.
+                done, _ = wait(self.pending)
+                lost = sum(isinstance(future.exception(), BrokenProcessPool) for future in done)
+                log.warning(
+                    "a worker process died (%s) with %d batch(es) in flight; "
+                    "they run again, one at a time",
+                    self._death(),
+                    lost,
+                )
+                self._collect(done)
+                self._restart()
+            else:
+                self._collect(done)
+
+    def close(self, *, kill: bool) -> None:
+        """Shut the executor down; ``kill``: without waiting for the units in flight."""
+        if self.executor is None:
+            return
+        if kill:
+            for process in self.processes:
+                if process.exitcode is None:
+                    process.kill()
+        self.executor.shutdown(wait=True, cancel_futures=True)
+        self.executor = None
+
+    def _start(self) -> None:
+        self.executor = ProcessPoolExecutor(
+            max_workers=self.workers,
+            mp_context=_context(),
+            initializer=_init_worker,
+            initargs=(os.getpid(),),
+        )
+        try:
+            # Start every worker now, before this process reads any input: with "fork" the
+            # children then copy a process that has no reader threads running yet.
+            self.executor.submit(_ready).result()
+        except BrokenProcessPool:
+            raise PipelineError(
+                "cannot start worker processes (out of memory?); try fewer --workers"
+            ) from None
+        # The executor starts all its processes at once under "fork"; keep them to kill them
+        # promptly and to read how they ended (the executor's own list is private).
+        self.processes = list(getattr(self.executor, "_processes", {}).values())
+
+    def _restart(self) -> None:
+        self.close(kill=True)
+        self._start()
+
+    def _submit(self, task: _Task[U]) -> None:
+        task.attempts += 1
+        assert self.executor is not None
+        self.pending[self.executor.submit(self.function, task.unit)] = task
+
+    def _collect(self, done: Iterable[Future]) -> None:
+        for future in done:
+            task = self.pending.pop(future)
+            error = future.exception()
+            if error is None:
+                self.on_result(future.result())
+            elif isinstance(error, BrokenProcessPool):
+                self._retry(task, f"its worker process died ({self._death()})", alone=True)
+            elif isinstance(error, PipelineError):
+                raise error
+            elif isinstance(error, Exception):
+                self._retry(task, f"{type(error).__name__}: {_one_line(error)}", alone=False)
+            else:  # KeyboardInterrupt or SystemExit in a worker: not the unit's fault
+                raise error
+
+    def _retry(self, task: _Task[U], reason: str, *, alone: bool) -> None:
+        if task.attempts >= ATTEMPTS:
+            log.warning("giving up a batch after %d attempts: %s", task.attempts, reason)
+            self.failures.append(Failure(task.unit, reason, task.attempts))
+        elif alone:
+            self.suspects.append(task)
+        else:
+            self._submit(task)
+
+    def _death(self) -> str:
+        """How the workers of a broken pool ended, e.g. 'killed by SIGKILL'."""
+        codes = [process.exitcode for process in self.processes if process.exitcode]
+        # The executor terminates the survivors of a broken pool with SIGTERM: look past them.
+        codes.sort(key=lambda code: code == -signal.SIGTERM)
+        if not codes:
+            return "cause unknown"
+        code = codes[0]
+        if code < 0:
+            name = signal.Signals(-code).name
+            hint = {"SIGKILL": ": out of memory?", "SIGSEGV": ": a crash"}.get(name, "")
+            return f"killed by {name}{hint}"
+        return f"exit code {code}"
+
+
+_END = object()
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -86,9 +234,22 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
-def _ignore_interrupts() -> None:
-    """Workers leave Ctrl-C to the parent, which stops handing out work."""
+def _init_worker(parent: int) -> None:
+    """Workers leave Ctrl-C to the parent, which stops them; and die with the parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with(parent)
+
+
+def _die_with(parent: int) -> None:
+    """On Linux, have the kernel SIGKILL this process when its parent dies, so that a run
+    killed with ``kill -9`` leaves no worker solving on (and writing into the output)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: orphans finish their batch and exit
+        return
+    if os.getppid() != parent:  # the parent died before prctl
+        os._exit(1)
 
 
 def _ready() -> bool:
