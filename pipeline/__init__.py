@@ -4,9 +4,9 @@ The library never imports the CLI framework; ``pipeline.cli`` is a thin layer ov
 ``pipeline.run.solve_dataset`` and ``pipeline.summary.summarize``.
 """
 
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, RunIncomplete
 
-__all__ = ["PipelineError", "__version__"]
+__all__ = ["PipelineError", "RunIncomplete", "__version__"]
 
 
 def _version() -> str:

@@ -7,3 +7,18 @@ class PipelineError(Exception):
     The message is one line that names the problem and suggests a fix; the CLI prints it
     as ``error: <message>`` and exits with code 2, without a traceback.
     """
+
+
+class RunIncomplete(PipelineError):
+    """A run that stopped before writing every row, with everything it wrote kept, so that
+    the same command continues it: a time limit reached, or batches that kept failing.
+
+    ``summary`` is the summary written for the rows that are there, if one was written.
+    The CLI prints the message as ``error: <message>`` and exits with code 3.
+    """
+
+    exit_code = 3
+
+    def __init__(self, message: str, summary: dict | None = None):
+        super().__init__(message)
+        self.summary = summary

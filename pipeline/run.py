@@ -1,15 +1,17 @@
 """A whole run: inputs in, an output directory of Parquet parts and summary.json out.
 
 Order of events: find and inspect every input (headers and metadata only) and hash it,
-so a bad input fails before anything is written; prepare the output directory and write
-``manifest.json`` (settings and input hashes); stream the inputs in batches to the
-workers, each writing one part; merge the parts' stats into ``summary.json``.
+so a bad input fails before anything is written; lock the output directory and either
+write ``manifest.json`` (settings and input hashes) or, when it holds the same run, continue
+that run (``pipeline.resume``); stream the inputs in batches to the workers, skipping the
+batches whose parts are done, each writing one part; merge the parts' stats into
+``summary.json``, written last.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-import os
 import platform
 import sys
 import time
@@ -21,12 +23,12 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline import __version__
-from pipeline.errors import PipelineError
-from pipeline.pool import run_units
+from pipeline.errors import PipelineError, RunIncomplete
+from pipeline.pool import Failure, run_units
 from pipeline.read import InputFile, file_digest, find_inputs, inspect_input, read_batches
+from pipeline.resume import MANIFEST_FILE, Output, open_output
 from pipeline.settings import Settings
 from pipeline.summary import (
-    PART_GLOB,
     SUMMARY_FILE,
     build_summary,
     merge_stats,
@@ -35,7 +37,7 @@ from pipeline.summary import (
 from pipeline.work import RESULT_COLUMNS, Unit, output_schema, part_name, run_metadata, solve_part
 from pipeline.work import to_ipc as _to_ipc
 
-MANIFEST_FILE = "manifest.json"
+__all__ = ["MANIFEST_FILE", "solve_dataset", "versions"]
 # An easy puzzle (Project Euler 96, grid 01) to load the compiled solver before forking.
 WARM_UP = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 
@@ -49,8 +51,13 @@ def solve_dataset(
 ) -> dict[str, Any]:
     """Solve every puzzle of ``inputs`` into Parquet parts in ``output``; return the summary.
 
+    A run that was stopped (killed, interrupted, out of time, out of disk) continues when
+    started again with the same inputs and output settings: finished parts are kept and only
+    the others are solved (``pipeline.resume``).
+
     ``progress``: show a progress bar on stderr (default: when stderr is a terminal and
-    ``settings.quiet`` is false). Raises ``PipelineError`` for every expected failure.
+    ``settings.quiet`` is false). Raises ``PipelineError`` for every expected failure, and
+    its subclass ``RunIncomplete`` when the time limit stops the run or batches keep failing.
 
     >>> summary = solve_dataset(["data/sample.csv"], "output", load_settings())  # doctest: +SKIP
     >>> summary["rows"]                                                          # doctest: +SKIP
@@ -69,35 +76,72 @@ def solve_dataset(
     _check_not_inside(sources, Path(output))
     input_schema = _unified_schema(sources)
     digests = [file_digest(source.path) for source in sources]
-    directory = prepare_output(Path(output), overwrite=settings.overwrite)
     run = {
         "version": __version__,
         "versions": versions(),
+        "code": code_digest(),
         "settings": settings.to_dict(),
         "inputs": [
             {"path": s.path, "format": s.format, "bytes": s.size, "sha256": digest}
             for s, (digest, _) in zip(sources, digests, strict=True)
         ],
     }
-    _write_json(directory / MANIFEST_FILE, run)
+    out = open_output(Path(output), run, overwrite=settings.overwrite, batch_size=settings.batch_size)
+    try:
+        if out.resumed and (finished := _finished_summary(out, settings.batch_size)):
+            return finished  # nothing left to do
+        (out.directory / SUMMARY_FILE).unlink(missing_ok=True)  # written again at the end
+        estimate = _row_estimate(sources, [lines for _, lines in digests])
+        return _solve(sources, input_schema, out, settings, started=started, estimate=estimate,
+                      progress=progress)
+    finally:
+        out.close()
+
+
+def _solve(
+    sources: list[InputFile],
+    input_schema: pa.Schema,
+    out: Output,
+    settings: Settings,
+    *,
+    started: float,
+    estimate: int | None,
+    progress: bool | None,
+) -> dict[str, Any]:
+    """Stream the batches that are not done yet to the engine; write the summary."""
+    directory, run = out.directory, out.run
     schema = output_schema(input_schema, run_metadata(run))
     _warm_up_solver(settings)
+    deadline = started + settings.time_limit if settings.time_limit else None
 
     rows_read = [0] * len(sources)
+    batch_rows: dict[tuple[int, int], int] = {}  # rows of each unit dispatched
     all_stats: list[dict[str, Any]] = []
+    kept = {"rows": 0, "stopped": False}
     show = (not settings.quiet and sys.stderr.isatty()) if progress is None else progress
-    estimate = _row_estimate(sources, [lines for _, lines in digests])
     bar = _progress_bar(estimate, show)
 
     def units() -> Iterator[Unit]:
         for file_index, source in enumerate(sources):
             for batch_index, batch in enumerate(read_batches(source, settings.batch_size)):
+                key, row_offset = (file_index, batch_index), rows_read[file_index]
+                rows_read[file_index] += batch.num_rows
+                finished = out.done.pop(key, None)
+                if finished is not None and finished[0]["rows"] == batch.num_rows:
+                    all_stats.append(finished[1])
+                    kept["rows"] += batch.num_rows
+                    bar.update(batch.num_rows)
+                    continue
+                if deadline is not None and time.perf_counter() > deadline:
+                    kept["stopped"] = True  # the time limit: no new batches
+                    return
+                batch_rows[key] = batch.num_rows
                 yield Unit(
                     batch=_to_ipc(batch),
                     source=source.path,
                     file_index=file_index,
                     batch_index=batch_index,
-                    row_offset=rows_read[file_index],
+                    row_offset=row_offset,
                     puzzle_column=source.puzzle_column,
                     solution_column=source.solution_column,
                     schema=schema,
@@ -105,7 +149,6 @@ def solve_dataset(
                     compression=settings.compression,
                     part_path=str(directory / part_name(file_index, batch_index)),
                 )
-                rows_read[file_index] += batch.num_rows
         bar.total = sum(rows_read)  # the estimate becomes exact once everything is read
         bar.refresh()
 
@@ -114,7 +157,7 @@ def solve_dataset(
         bar.update(stats["rows"])
 
     try:
-        run_units(
+        failures = run_units(
             solve_part,
             units(),
             workers=settings.workers,
@@ -125,7 +168,15 @@ def solve_dataset(
     finally:
         bar.close()
     merged = merge_stats(all_stats)
-    if merged["rows"] != sum(rows_read):
+    if kept["stopped"]:
+        raise RunIncomplete(
+            f"time limit of {settings.time_limit:g} s reached; {merged['rows']:,} rows are solved "
+            f"and kept in {directory}; rerun the same command to continue"
+        )
+    for (file_index, batch_index), _ in out.done.items():  # parts of batches that no longer exist
+        (directory / part_name(file_index, batch_index)).unlink(missing_ok=True)
+    missing = [_missing_rows(failure, batch_rows) for failure in failures]
+    if merged["rows"] != sum(rows_read) - sum(entry["rows"] for entry in missing):
         raise PipelineError(
             f"internal error: {sum(rows_read)} rows read but {merged['rows']} written; "
             "please report this"
@@ -140,45 +191,61 @@ def solve_dataset(
         inputs=inputs_summary,
         output=str(directory),
         wall_seconds=time.perf_counter() - started,
+        rows_kept=kept["rows"],
+        missing=missing,
     )
     write_summary(directory, summary)
+    if missing:
+        raise RunIncomplete(_missing_message(missing, directory), summary)
     return summary
 
 
-def prepare_output(directory: Path, *, overwrite: bool) -> Path:
-    """Create ``directory``, or empty it of a previous run when ``overwrite`` is set.
+def _missing_rows(failure: Failure, batch_rows: dict[tuple[int, int], int]) -> dict[str, Any]:
+    """The rows of a unit given up, for the summary and the message."""
+    unit = failure.unit
+    rows = batch_rows[unit.file_index, unit.batch_index]
+    return {
+        "source": unit.source,
+        "first_row": unit.row_offset,
+        "last_row": unit.row_offset + rows - 1,
+        "rows": rows,
+        "reason": f"{failure.reason} ({failure.attempts} attempts)",
+    }
 
-    Only files this program writes are ever deleted; a directory holding anything else
-    is refused, so a mistyped ``--output`` cannot wipe unrelated files.
-    """
-    if directory.exists() and not directory.is_dir():
-        raise PipelineError(f"output {directory} exists and is not a directory; choose another")
+
+def _missing_message(missing: list[dict[str, Any]], directory: Path) -> str:
+    """One line: which rows are missing, why, and how to get them."""
+    shown = "; ".join(
+        f"rows {m['first_row']}-{m['last_row']} of {m['source']}: {m['reason']}" for m in missing[:3]
+    )
+    more = f"; and {len(missing) - 3} more batches (see summary.json)" if len(missing) > 3 else ""
+    rows = sum(m["rows"] for m in missing)
+    return (
+        f"{rows:,} rows are missing from {directory}, in {len(missing)} batch(es) that kept "
+        f"failing ({shown}{more}); every other row is written, with summary.json; rerun the "
+        "same command to retry the missing rows (perhaps with a smaller --batch-size)"
+    )
+
+
+def _finished_summary(out: Output, batch_size: int) -> dict[str, Any] | None:
+    """The summary of the run in ``out`` when it is complete (every part done and a
+    summary.json saying nothing is missing), else None."""
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        entries = list(directory.iterdir())
-    except OSError as err:
-        raise PipelineError(
-            f"cannot create output directory {directory}: {err.strerror or err}"
-        ) from None
-    if not entries:
-        return directory
-    foreign = [entry.name for entry in entries if not _ours(entry)]
-    if foreign:
-        raise PipelineError(
-            f"output directory {directory} holds files sudoku-pipeline did not write "
-            f"(e.g. {sorted(foreign)[0]}); choose a new or empty directory with --output"
+        summary = json.loads((out.directory / SUMMARY_FILE).read_text())
+        rows = [entry["rows"] for entry in summary["inputs"]]
+        complete = (
+            not summary.get("missing_rows")
+            and summary["rows"]["in"] == summary["rows"]["out"] == sum(rows)
+            and len(rows) == len(out.run["inputs"])
         )
-    if not overwrite:
-        raise PipelineError(
-            f"output directory {directory} already holds a run; add --overwrite to replace "
-            "it, or choose another directory with --output"
-        )
-    try:
-        for entry in entries:
-            entry.unlink()
-    except OSError as err:
-        raise PipelineError(f"cannot clear {directory}: {err.strerror or err}") from None
-    return directory
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    expected = {
+        (file_index, batch_index)
+        for file_index, count in enumerate(rows)
+        for batch_index in range(-(-count // batch_size))
+    }
+    return summary if complete and set(out.done) == expected else None
 
 
 def versions() -> dict[str, str]:
@@ -194,14 +261,18 @@ def versions() -> dict[str, str]:
     }
 
 
-def _ours(entry: Path) -> bool:
-    """Whether ``entry`` is a file that sudoku-pipeline writes into an output directory."""
-    name = entry.name
-    return entry.is_file() and (
-        entry.match(PART_GLOB)
-        or name in (MANIFEST_FILE, SUMMARY_FILE)
-        or (name.startswith(".") and name.endswith(".tmp"))
-    )
+def code_digest() -> str:
+    """The SHA-256 of the source of the modules that decide what a row holds (the solver,
+    the readers, the unit of work): a run is continued only by the same code, even when a
+    developer changed it without changing the version."""
+    import solver
+
+    digest = hashlib.sha256()
+    modules = sorted(Path(solver.__file__).parent.glob("*.py"))
+    modules += [Path(__file__).with_name(name) for name in ("read.py", "work.py")]
+    for module in modules:
+        digest.update(module.name.encode() + b"\0" + module.read_bytes())
+    return digest.hexdigest()
 
 
 def _check_not_inside(sources: list[InputFile], output: Path) -> None:
@@ -267,13 +338,3 @@ def _warm_up_solver(settings: Settings) -> None:
 
     grid = np.frombuffer(WARM_UP.encode(), dtype=np.uint8).reshape(1, 81)
     solver.solve_ascii(grid, **settings.solver_options())
-
-
-def _write_json(path: Path, payload: dict[str, Any]) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        temporary.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
-        os.replace(temporary, path)
-    except OSError as err:
-        temporary.unlink(missing_ok=True)
-        raise PipelineError(f"cannot write {path}: {err.strerror or err}") from None

@@ -110,14 +110,20 @@ def build_summary(
     inputs: list[dict[str, Any]],
     output: str,
     wall_seconds: float | None,
+    rows_kept: int = 0,
+    missing: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The content of ``summary.json`` (SPEC section 4) from merged stats.
 
     ``run`` is the run metadata stored in every part: version, versions, settings.
+    ``rows_kept``: rows of parts an earlier, stopped run had written (a resumed run), so
+    that the rate counts only the rows solved in ``wall_seconds``; ``missing``: the row
+    ranges of batches that kept failing.
     """
     settings = run["settings"]
     nodes = stats["search_nodes"]
     wall = None if wall_seconds is None else round(wall_seconds, 3)
+    solved = stats["rows"] - rows_kept
     return {
         "rows": {"in": rows_in, "out": stats["rows"]},
         "status": stats["status"],
@@ -130,7 +136,9 @@ def build_summary(
         "givens_histogram": stats["givens"],
         "solution_matches": stats.get("solution_matches", {"true": 0, "false": 0}),
         "wall_seconds": wall,
-        "puzzles_per_second": round(stats["rows"] / wall, 1) if wall else None,
+        "puzzles_per_second": round(solved / wall, 1) if wall else None,
+        "resumed_rows": rows_kept,
+        "missing_rows": list(missing or []),
         "solve_seconds": round(stats["solve_seconds"], 3),
         "workers": settings["workers"],
         "engine": settings["engine"],
@@ -224,6 +232,7 @@ def summarize(directory: str | Path) -> dict[str, Any]:
         inputs=inputs,
         output=str(directory),
         wall_seconds=(previous or {}).get("wall_seconds"),
+        rows_kept=(previous or {}).get("resumed_rows", 0),
     )
 
 
@@ -233,12 +242,14 @@ def _check_rows_tile(spans: list[tuple[str, int, int, str]]) -> None:
     for source, first_row, rows, name in sorted(spans):
         start = expected.get(source, 0)
         if first_row != start:
-            problem = "are missing" if first_row > start else "appear twice"
             low, high = sorted((start, first_row))
-            raise PipelineError(
-                f"rows {low}-{high - 1} of {source} {problem} (at {name}); "
-                "rerun solve-dataset with --overwrite"
-            )
+            if first_row > start:
+                fix = "rerun the solve-dataset command that wrote it: it solves what is missing"
+                problem = "are missing"
+            else:
+                fix = "rerun solve-dataset with --overwrite"
+                problem = "appear twice"
+            raise PipelineError(f"rows {low}-{high - 1} of {source} {problem} (at {name}); {fix}")
         expected[source] = first_row + rows
 
 
@@ -281,6 +292,14 @@ def format_summary(summary: dict[str, Any]) -> str:
     matches = summary["solution_matches"]
     if matches["true"] or matches["false"]:
         lines.append(f"published     {matches['true']:,} solutions match, {matches['false']:,} differ")
+    missing = summary.get("missing_rows") or []
+    if missing:
+        lines.append(
+            f"MISSING       {sum(m['rows'] for m in missing):,} rows in {len(missing)} batch(es) "
+            "that kept failing (listed in summary.json)"
+        )
+    if summary.get("resumed_rows"):
+        lines.append(f"resumed       {summary['resumed_rows']:,} rows were solved by an earlier run")
     wall = summary["wall_seconds"]
     timing = (
         f"{wall:.2f} s wall, {summary['puzzles_per_second']:,.0f} puzzles/s, "

@@ -276,7 +276,10 @@ def write_part(
         os.replace(temporary, path)
     except OSError as err:
         temporary.unlink(missing_ok=True)
-        raise PipelineError(f"cannot write {path}: {err.strerror or err}") from None
+        raise PipelineError(
+            f"cannot write {path}: {err.strerror or err}; the parts already written are kept: "
+            "rerun the same command once this is fixed, to continue"
+        ) from None
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise

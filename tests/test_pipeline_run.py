@@ -206,14 +206,15 @@ def test_conflicting_column_types_are_refused(tmp_path):
     assert not (tmp_path / "out").exists()  # nothing written before the inputs are checked
 
 
-def test_existing_output_needs_overwrite_and_foreign_files_are_never_deleted(tmp_path):
+def test_another_run_in_the_output_needs_overwrite_and_foreign_files_are_never_deleted(tmp_path):
     path = write_input(tmp_path, "txt", [EASY])
     out = tmp_path / "out"
     settings = load_settings(workers=1)
-    solve_dataset([path], out, settings, progress=False)
-    with pytest.raises(PipelineError, match="already holds a run; add --overwrite"):
-        solve_dataset([path], out, settings, progress=False)
-    again = load_settings(workers=1, overwrite=True)
+    first = solve_dataset([path], out, settings, progress=False)
+    assert solve_dataset([path], out, settings, progress=False) == first  # done: nothing to do
+    with pytest.raises(PipelineError, match="holds a run with max_nodes = .*add --overwrite"):
+        solve_dataset([path], out, load_settings(workers=1, max_nodes=99), progress=False)
+    again = load_settings(workers=1, overwrite=True, max_nodes=99)
     solve_dataset([path], out, again, progress=False)
     (out / "notes.txt").write_text("mine")
     with pytest.raises(PipelineError, match="did not write .*notes.txt"):
