@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, RunIncomplete
 
 app = typer.Typer(
     name="sudoku-pipeline",
@@ -156,9 +156,20 @@ def solve_dataset_command(
             "without it a LocalCluster of --workers processes runs on this machine."
         ),
     ] = None,
+    time_limit: Annotated[
+        float | None,
+        typer.Option(
+            help="Seconds; then no new batch starts and the run stops with exit code 3, "
+            "resumable. 0 means no limit."
+        ),
+    ] = None,
     overwrite: Annotated[
         bool | None,
-        typer.Option("--overwrite", help="Replace a previous run in the output directory."),
+        typer.Option(
+            "--overwrite",
+            help="Replace a previous run in the output directory (without it, the same run "
+            "is continued and another is refused).",
+        ),
     ] = None,
     quiet: Annotated[
         bool | None, typer.Option("--quiet", "-q", help="No progress bar, no summary table.")
@@ -166,6 +177,11 @@ def solve_dataset_command(
 ) -> None:
     """Solve every puzzle of the inputs into Parquet parts plus summary.json, and print
     the summary.
+
+    A run that was stopped (Ctrl-C, killed, out of time or disk) continues where it stopped
+    when the same command is run again: finished parts are kept.
+    Exit codes: 0 done, 2 an error (one line), 3 incomplete but resumable (time limit, or
+    batches that kept failing: the rows missing are named), 130 interrupted.
 
     Example:
 
@@ -190,15 +206,21 @@ def solve_dataset_command(
             compression=compression,
             engine=engine,
             scheduler=scheduler,
+            time_limit=time_limit,
             overwrite=overwrite,
             quiet=quiet,
         )
         summary = solve_dataset(inputs, output, settings)
+    except RunIncomplete as err:
+        if err.summary is not None and not settings.quiet:
+            typer.echo(format_summary(err.summary))
+        raise _fail(str(err), err.exit_code) from None
     except PipelineError as err:
         raise _fail(str(err)) from None
     except KeyboardInterrupt:
+        again = "the same command without --overwrite" if overwrite else "the same command"
         raise _fail(
-            f"interrupted; finished parts are kept in {output}; rerun with --overwrite to start again",
+            f"interrupted; finished parts are kept in {output}; rerun {again} to continue",
             EXIT_INTERRUPTED,
         ) from None
     if not settings.quiet:

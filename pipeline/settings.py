@@ -59,6 +59,7 @@ class Settings:
     compression: str = "zstd"
     engine: str = "local"
     scheduler: str = ""  # engine dask: a scheduler address; "" starts a LocalCluster of `workers`
+    time_limit: float = 0  # seconds; then no new batches start and the run stops, resumable; 0: none
     overwrite: bool = False
     quiet: bool = False
 
@@ -153,6 +154,13 @@ def _checked(key: str, value: Any) -> Any:
             raise PipelineError(
                 f"setting {key} must be a whole number from {smallest:,} to {largest:,}"
                 f"{note}, got {value!r}"
+            )
+        return value
+    if key == "time_limit":
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e9:
+            raise PipelineError(
+                f"setting time_limit must be a number of seconds, 0 or more (0 means no limit), "
+                f"got {value!r}"
             )
         return value
     if key == "scheduler":
