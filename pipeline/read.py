@@ -28,6 +28,8 @@ SUFFIXES = {".csv": "csv", ".csv.gz": "csv", ".parquet": "parquet", ".txt": "txt
 TXT_COLUMN = "puzzle"
 TEXT_TYPES = (pa.string(), pa.large_string(), pa.string_view())
 BLOCK_BYTES = 1 << 24  # read text files 16 MiB at a time
+CSV_BLOCK_BYTES = 1 << 22  # a CSV record must fit in one block of the Arrow reader
+DELIMITERS = {";": "semicolon", "\t": "tab", "|": "vertical bar"}
 
 
 @dataclass(frozen=True)
@@ -270,10 +272,17 @@ def _csv_header(path: Path) -> list[str]:
         raise PipelineError(f"cannot read {path}: {_one_line(err)}") from None
     except UnicodeDecodeError:
         raise PipelineError(
-            f"cannot read {path}: its header is not UTF-8 text (re-save it as UTF-8)"
+            f"cannot read {path}: its first lines are not UTF-8 text (re-save it as UTF-8)"
         ) from None
     if not header or header == [""]:
         raise PipelineError(f"input file is empty: {path} (remove it from the inputs)")
+    if len(header) == 1:
+        for delimiter, name in DELIMITERS.items():
+            if delimiter in header[0]:
+                raise PipelineError(
+                    f"{path}: the header has no comma but {name}s ({header[0][:60]!r}); CSV "
+                    f"files must be comma-separated: re-save it with commas"
+                )
     if len(set(header)) != len(header):
         twice = next(name for name in header if header.count(name) > 1)
         raise PipelineError(f"{path}: column {twice!r} appears twice in the header; rename one")
@@ -290,7 +299,7 @@ def _csv_batches(path: Path, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     reader = pacsv.open_csv(
         path,
         read_options=pacsv.ReadOptions(
-            column_names=schema.names, skip_rows=1, block_size=1 << 22, use_threads=False
+            column_names=schema.names, skip_rows=1, block_size=CSV_BLOCK_BYTES, use_threads=False
         ),
         convert_options=pacsv.ConvertOptions(
             column_types=dict(zip(schema.names, schema.types, strict=True)),
@@ -298,7 +307,15 @@ def _csv_batches(path: Path, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
             quoted_strings_can_be_null=False,
         ),
     )
-    yield from reader
+    try:
+        yield from reader
+    except pa.ArrowInvalid as err:
+        if "straddling" not in str(err):
+            raise
+        raise PipelineError(
+            f"cannot read {path}: a record is longer than {CSV_BLOCK_BYTES >> 20} MiB, far "
+            "too long for a row of puzzles (a quote that is never closed?)"
+        ) from None
 
 
 # --- Parquet ---------------------------------------------------------------------------
