@@ -4,15 +4,16 @@ It visits exactly the nodes of ``solver.bird.search`` (SPEC section 2) and repor
 only the representation differs:
 
 - a matrix of choices is 81 ``uint16`` masks, bit ``d - 1`` set when digit ``d`` is still possible;
-- ``fix prune`` is computed by a queue of new singletons (each cell's digit is taken out of its 20
-  peers once).  Its fixpoint is the closure of naked-single elimination, the same matrix Bird's
-  passes reach whenever the node is not blocked, and a blocked node is blocked either way;
+- ``fix prune`` at the root is computed by sweeps of per-unit masks of placed digits, and below
+  the root by a queue of new singletons (each cell's digit is taken out of its 20 peers once).
+  Both reach the closure of naked-single elimination, the same matrix Bird's passes reach
+  whenever the node is not blocked, and a blocked node is blocked either way;
 - ``prune`` once (variant ``once``) is Bird's pass, literally: rows, then columns, then boxes, each
   unit reduced by the singletons it held before its own reduction;
 - hidden singles (rule set ``singles``) are found a unit at a time with two masks: digits seen at
-  least once and digits seen more than once;
-- the search is an explicit depth-first loop over a preallocated stack of 82 matrices: no
-  allocation per node, nothing per puzzle but a copy of 81 masks per node.
+  least once and digits seen more than once, in the units where some cell changed;
+- the search is an explicit depth-first loop over a preallocated stack of 83 matrices: no
+  allocation per node, nothing per node but a copy of 81 masks.
 
 Everything is compiled with ``cache=True`` so a process pays the compilation once, ever.
 """
