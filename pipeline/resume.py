@@ -96,8 +96,8 @@ def open_output(directory: Path, run: dict[str, Any], *, overwrite: bool, batch_
         )
     output = Output(directory, run, resumed=False, lock=_lock(directory))
     try:
-        previous = _previous_run(directory) if entries else None
         if entries and not overwrite:
+            previous = _previous_run(directory)
             if previous is None:
                 raise PipelineError(
                     f"output directory {directory} holds parts of a run without its "

@@ -1,0 +1,137 @@
+"""Helpers for the tests that stop runs and continue them: a dataset slow enough to kill a
+run part-way (about two seconds on two cores), the real command in a subprocess, and the
+comparison of an output directory with an uninterrupted run's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+BIN = Path(sys.executable).parent
+DATA = Path(__file__).resolve().parent / "data"
+# Near-empty grids with a large max_solutions hit the node budget: each costs max_nodes nodes
+# (about 15 ms), so 240 rows in batches of 6 make 40 parts over about two seconds.
+SLOW_OPTIONS = ("--batch-size", "6", "--max-solutions", "1000000", "--max-nodes", "60000")
+SLOW_PARTS = 40
+# Columns and summary entries that depend on time, or on the run being continued.
+TIMING = ("wall_seconds", "puzzles_per_second", "solve_seconds", "resumed_rows")
+
+
+def write_slow_dataset(path: Path) -> Path:
+    """240 puzzles as a text file: budget-hit near-empty grids, hard puzzles (unique),
+    contradictory and invalid rows, in a fixed order."""
+    hard = [
+        line.strip()
+        for line in (DATA / "norvig_hardest_8.txt").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    rows = []
+    for i in range(240):
+        kind = i % 10
+        if kind < 7:
+            cell = (i * 7) % 81
+            rows.append("." * cell + str(1 + i % 9) + "." * (80 - cell))
+        elif kind == 7:
+            rows.append(hard[i % 8])
+        elif kind == 8:
+            rows.append(hard[(i + 3) % 8][:80] if i % 20 == 8 else "55" + hard[0][2:])
+        else:
+            rows.append(hard[(i + 5) % 8].replace(".", "0"))
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def command(inputs: list[Path] | Path, out: Path, *options: str) -> list[str]:
+    """The ``sudoku-pipeline solve-dataset`` command line (the installed console script)."""
+    inputs = inputs if isinstance(inputs, list) else [inputs]
+    return [
+        str(BIN / "sudoku-pipeline"),
+        "solve-dataset",
+        *map(str, inputs),
+        "-o",
+        str(out),
+        *options,
+    ]
+
+
+def run(args: list[str], timeout: float = 120, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+def start(args: list[str], **kwargs) -> subprocess.Popen:
+    return subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs
+    )
+
+
+def parts(out: Path) -> list[Path]:
+    return sorted(out.glob("part-*.parquet"))
+
+
+def wait_for_parts(out: Path, count: int, process: subprocess.Popen, timeout: float = 60) -> int:
+    """Wait until ``out`` holds at least ``count`` parts; the number it holds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = len(parts(out))
+        if found >= count:
+            return found
+        if process.poll() is not None:
+            raise AssertionError(f"the run ended early: {process.communicate()}")
+        time.sleep(0.005)
+    raise AssertionError(f"fewer than {count} parts in {out} after {timeout} s")
+
+
+def all_dead(processes: list[psutil.Process], timeout: float = 5) -> bool:
+    """Whether every process has ended within ``timeout`` (a zombie has ended: it only waits
+    for its new parent to reap it)."""
+    deadline = time.monotonic() + timeout
+    while any(_alive(process) for process in processes):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def _alive(process: psutil.Process) -> bool:
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def rows(out: Path) -> pa.Table:
+    """Every row of a run in part order, without solve_us (the only timing column)."""
+    tables = [pq.read_table(part).replace_schema_metadata(None) for part in parts(out)]
+    return pa.concat_tables(tables).drop_columns(["solve_us"])
+
+
+def summary(out: Path) -> dict:
+    """summary.json without what depends on time, or on where the output is."""
+    found = json.loads((out / "summary.json").read_text())
+    for key in TIMING:
+        found.pop(key, None)
+    found["output"].pop("directory")
+    found["settings"] = {
+        key: value
+        for key, value in found["settings"].items()
+        if key not in ("workers", "time_limit", "overwrite", "quiet")
+    }
+    found.pop("workers")
+    return found
+
+
+def assert_same_run(out: Path, reference: Path) -> None:
+    """``out`` holds what an uninterrupted run wrote in ``reference``: the same parts, the
+    same rows in every column but solve_us, the same summary numbers, nothing else."""
+    assert [p.name for p in parts(out)] == [p.name for p in parts(reference)]
+    assert rows(out).equals(rows(reference))
+    assert summary(out) == summary(reference)
+    leftovers = sorted(p.name for p in out.iterdir() if p.name.startswith("."))
+    assert leftovers == [], leftovers  # no temporary file, no lock file

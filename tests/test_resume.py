@@ -1,0 +1,229 @@
+"""Runs that are stopped (kill -9, Ctrl-C, a time limit) and started again with the same
+command: finished parts are kept, the rest is solved, and the output equals an uninterrupted
+run's in every column but solve_us. Real processes, real signals."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+
+from pipeline.errors import PipelineError, RunIncomplete
+from pipeline.resume import LOCK_FILE, MANIFEST_FILE
+from pipeline.run import solve_dataset
+from pipeline.settings import load_settings
+from tests import runs
+
+EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+
+
+@pytest.fixture(scope="module")
+def slow(tmp_path_factory):
+    """The slow dataset and an uninterrupted run of it (the reference)."""
+    base = tmp_path_factory.mktemp("slow")
+    path = runs.write_slow_dataset(base / "slow.txt")
+    reference = base / "reference"
+    done = runs.run(runs.command(path, reference, *runs.SLOW_OPTIONS, "--workers", "2", "-q"))
+    assert done.returncode == 0, done.stderr
+    assert len(runs.parts(reference)) == runs.SLOW_PARTS
+    return path, reference
+
+
+def test_kill_9_of_the_run_then_the_same_command_continues_it(slow, tmp_path):
+    path, reference = slow
+    out = tmp_path / "out"
+    args = runs.command(path, out, *runs.SLOW_OPTIONS, "--workers", "2", "-q")
+    process = runs.start(args)
+    runs.wait_for_parts(out, 8, process)
+    workers = psutil.Process(process.pid).children()
+    process.kill()  # SIGKILL: no cleanup of any kind in the parent
+    process.communicate()
+    assert runs.all_dead(workers)  # they died with their parent: nobody writes into `out` now
+    kept = len(runs.parts(out))
+    assert 8 <= kept < runs.SLOW_PARTS
+    assert not (out / "summary.json").exists()
+
+    again = runs.run(args)
+    assert again.returncode == 0, again.stderr
+    runs.assert_same_run(out, reference)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["resumed_rows"] == 6 * kept  # the kept parts were not solved again
+
+
+def test_ctrl_c_stops_at_once_keeps_the_parts_and_says_how_to_continue(slow, tmp_path):
+    path, reference = slow
+    out = tmp_path / "out"
+    args = runs.command(path, out, *runs.SLOW_OPTIONS, "--workers", "2", "-q")
+    process = runs.start(args)
+    runs.wait_for_parts(out, 4, process)
+    workers = psutil.Process(process.pid).children()
+    interrupted = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert time.monotonic() - interrupted < 2  # no waiting for the batches in flight
+    assert process.returncode == 130
+    assert stderr == (
+        f"error: interrupted; finished parts are kept in {out}; rerun the same command to continue\n"
+    )
+    assert runs.all_dead(workers, timeout=0)
+    assert 4 <= len(runs.parts(out)) < runs.SLOW_PARTS
+    assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []  # cleaned up
+
+    again = runs.run(args)
+    assert again.returncode == 0, again.stderr
+    runs.assert_same_run(out, reference)
+
+
+def test_a_time_limit_stops_the_run_and_the_same_command_continues_it(slow, tmp_path):
+    path, reference = slow
+    out = tmp_path / "out"
+    args = runs.command(path, out, *runs.SLOW_OPTIONS, "--workers", "2", "--time-limit", "0.7")
+    sessions = []
+    for _ in range(20):
+        done = runs.run(args)
+        sessions.append((done.returncode, len(runs.parts(out))))
+        if done.returncode == 0:
+            break
+        assert done.returncode == 3, done.stderr
+        assert done.stderr.startswith("error: time limit of 0.7 s reached; ")
+        assert done.stderr.endswith(f"kept in {out}; rerun the same command to continue\n")
+        assert not (out / "summary.json").exists()
+    assert len(sessions) >= 2 and sessions[-1] == (0, runs.SLOW_PARTS), sessions
+    assert [count for _, count in sessions] == sorted(count for _, count in sessions)
+    runs.assert_same_run(out, reference)
+
+
+def test_a_finished_run_is_not_solved_again(tmp_path, euler_txt):
+    out = tmp_path / "out"
+    settings = load_settings(workers=1, batch_size=4)
+    first = solve_dataset([euler_txt], out, settings, progress=False)
+    before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    assert solve_dataset([euler_txt], out, settings, progress=False) == first
+    assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before
+
+
+def test_lost_and_half_written_parts_are_redone(tmp_path, euler_txt, read_output):
+    out, reference = tmp_path / "out", tmp_path / "reference"
+    settings = load_settings(workers=2, batch_size=2)
+    solve_dataset([euler_txt], reference, settings, progress=False)
+    solve_dataset([euler_txt], out, settings, progress=False)
+    # What a machine lost mid-run leaves: parts missing, a temporary file, no summary.
+    (out / "part-00000-000001.parquet").unlink()
+    (out / "part-00000-000003.parquet").rename(out / ".part-00000-000003.parquet.999.tmp")
+    (out / "summary.json").unlink()
+    # and a part that is not what its name says (written by hand, or corrupted)
+    (out / "part-00000-000002.parquet").write_bytes(b"PAR1 not really")
+    summary = solve_dataset([euler_txt], out, settings, progress=False)
+    assert summary["resumed_rows"] == 3  # parts 0 and 4 (2 rows and 1) were kept
+    assert read_output(out, timing=False).equals(read_output(reference, timing=False))
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"max_nodes": 123}, r"max_nodes = \d+ \(this run has 123\)"),
+        ({"rules": "singles"}, r"rules = 'bird' \(this run has 'singles'\)"),
+        ({"batch_size": 3}, r"batch_size = 4 \(this run has 3\)"),
+    ],
+)
+def test_a_run_with_other_settings_is_refused(tmp_path, euler_txt, change, words):
+    out = tmp_path / "out"
+    solve_dataset([euler_txt], out, load_settings(workers=1, batch_size=4), progress=False)
+    (out / "part-00000-000000.parquet").unlink()  # an unfinished run
+    before = sorted(p.name for p in out.iterdir())
+    other = load_settings(**{"workers": 1, "batch_size": 4, **change})
+    with pytest.raises(PipelineError, match=f"holds a run with {words}.*--overwrite") as error:
+        solve_dataset([euler_txt], out, other, progress=False)
+    assert "\n" not in str(error.value)
+    assert sorted(p.name for p in out.iterdir()) == before  # nothing touched
+    overwrite = load_settings(**{"workers": 1, "batch_size": 4, **change, "overwrite": True})
+    assert solve_dataset([euler_txt], out, overwrite, progress=False)["resumed_rows"] == 0
+
+
+def test_settings_that_do_not_change_the_rows_may_differ(tmp_path, euler_txt, read_output):
+    out = tmp_path / "out"
+    solve_dataset([euler_txt], out, load_settings(workers=1, batch_size=4), progress=False)
+    expected = read_output(out, timing=False)
+    (out / "part-00000-000001.parquet").unlink()
+    other = load_settings(workers=2, batch_size=4, compression="snappy", time_limit=100)
+    assert solve_dataset([euler_txt], out, other, progress=False)["resumed_rows"] == 5
+    assert read_output(out, timing=False).equals(expected)
+
+
+def test_changed_or_other_inputs_are_refused(tmp_path):
+    path = tmp_path / "in.txt"
+    path.write_text(EASY + "\n" + EASY[:80] + "\n")
+    out = tmp_path / "out"
+    settings = load_settings(workers=1)
+    solve_dataset([path], out, settings, progress=False)
+    path.write_text(EASY + "\n" + EASY + "\n")
+    with pytest.raises(PipelineError, match="holds a run with input .*in.txt as it was before"):
+        solve_dataset([path], out, settings, progress=False)
+    other = tmp_path / "other.txt"
+    other.write_text(EASY + "\n")
+    with pytest.raises(PipelineError, match="holds a run with other inputs"):
+        solve_dataset([other], out, settings, progress=False)
+
+
+def test_an_unreadable_manifest_is_refused(tmp_path, euler_txt):
+    out = tmp_path / "out"
+    solve_dataset([euler_txt], out, load_settings(workers=1), progress=False)
+    (out / MANIFEST_FILE).write_text('{"version": ')  # e.g. a disk that lost its last write
+    with pytest.raises(PipelineError, match="manifest.json cannot be read; add --overwrite"):
+        solve_dataset([euler_txt], out, load_settings(workers=1), progress=False)
+    solve_dataset([euler_txt], out, load_settings(workers=1, overwrite=True), progress=False)
+
+
+HOLD_THE_LOCK = """
+import sys, time
+from pathlib import Path
+from pipeline.resume import open_output
+run = {"version": "0", "code": "", "settings": {}, "inputs": []}
+output = open_output(Path(sys.argv[1]), run, overwrite=False, batch_size=1)
+print("locked", flush=True)
+sys.stdin.read()  # until the test closes it
+output.close()
+"""
+
+
+def test_one_run_at_a_time_per_directory(tmp_path, euler_txt):
+    out = tmp_path / "out"
+    holder = subprocess.Popen(  # another run, in progress
+        [sys.executable, "-c", HOLD_THE_LOCK, str(out)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline() == "locked\n"
+        with pytest.raises(PipelineError, match="in use by another sudoku-pipeline run"):
+            solve_dataset([euler_txt], out, load_settings(workers=1, overwrite=True), progress=False)
+    finally:
+        holder.communicate(timeout=30)
+    assert not (out / LOCK_FILE).exists()
+    solve_dataset([euler_txt], out, load_settings(workers=1, overwrite=True), progress=False)
+
+
+def test_a_stale_lock_file_of_a_killed_run_is_no_obstacle(tmp_path, euler_txt):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / LOCK_FILE).write_text("")  # left by kill -9; the kernel released the lock itself
+    solve_dataset([euler_txt], out, load_settings(workers=1), progress=False)
+    assert not (out / LOCK_FILE).exists()
+
+
+def test_the_time_limit_through_the_library(tmp_path, euler_txt):
+    """A time limit already passed: nothing new starts, the error says how to continue."""
+    out = tmp_path / "out"
+    settings = load_settings(workers=1, batch_size=2, time_limit=1e-9)
+    with pytest.raises(RunIncomplete, match="rerun the same command to continue") as error:
+        solve_dataset([euler_txt], out, settings, progress=False)
+    assert error.value.exit_code == 3
+    assert runs.parts(out) == []
+    assert solve_dataset([euler_txt], out, load_settings(workers=1, batch_size=2), progress=False)
