@@ -2,9 +2,10 @@
 
 ``run_units`` has the contract of ``pipeline.pool.run_units``: call ``solve_part`` on every
 unit and ``on_result`` (in this process) on each result as it arrives, in completion order;
-the first failure stops the run. So everything ``pipeline.run`` does around the fan-out
-(reading ahead, the progress bar, the merge of stats, skipping finished parts) is the same
-for both engines.
+return the units that kept failing as ``pipeline.pool.Failure``; a ``PipelineError`` (from
+a unit or from iterating the units) stops the run. So everything ``pipeline.run`` does
+around the fan-out (reading ahead, the progress bar, the merge of stats, resuming: skipping
+the parts already done, the time limit, reporting missing rows) is the same for both engines.
 
 Units go to the cluster with ``distributed.Client.submit`` and come back with
 ``distributed.as_completed``; at most two units per worker thread are in flight, so this
@@ -12,12 +13,14 @@ process never reads far ahead of the cluster. Without a scheduler address a
 ``LocalCluster`` of ``workers`` single-threaded processes is started and closed here.
 
 Worker loss is Dask's to handle: a task whose worker dies is rescheduled on another worker
-(up to ``distributed.scheduler.allowed-failures`` times, then ``KilledWorker``), and a task
-that raises is retried ``RETRIES`` times. Retries are idempotent: a part has a deterministic
-name and is written to a temporary file and renamed, so a batch solved twice leaves one
-complete part. Before a result is counted, this process checks that its part exists, is
-complete and holds the unit's rows, which also catches an output directory that the
-workers cannot share with this machine.
+(up to ``distributed.scheduler.allowed-failures`` times, then ``KilledWorker``: the unit is
+given up), and a unit that raises is retried by Dask (``retries=``), ``ATTEMPTS`` runs in
+all as in the local pool, then given up. A ``PipelineError`` is about the run, not the unit
+(the disk is full), so it is passed back as a value, not retried, and stops the run.
+Retries are idempotent: a part has a deterministic name and is written to a temporary file
+and renamed, so a batch solved twice leaves one complete part. Before a result is counted,
+this process checks that its part exists, is complete and holds the unit's rows, which also
+catches an output directory that the workers do not share with this machine.
 
 ``dask`` is imported only when this engine runs; without it, ``missing_dask`` says how to
 install it.
@@ -36,10 +39,9 @@ from typing import Any
 import pyarrow as pa
 
 from pipeline.errors import PipelineError
+from pipeline.pool import ATTEMPTS, IN_FLIGHT_PER_WORKER, Failure
 from pipeline.work import PART_METADATA_KEY, Unit
 
-IN_FLIGHT_PER_WORKER = 2  # as in pipeline.pool
-RETRIES = 2  # Dask re-runs a unit that raised this many times before giving up
 CONNECT_TIMEOUT = "10s"  # to reach the scheduler
 WORKERS_TIMEOUT = 60  # seconds to wait for a cluster's first worker
 INSTALL_HINT = 'pip install ".[dask]" (or pip install "dask[distributed]")'
@@ -111,35 +113,49 @@ def run_units(
     workers: int,
     scheduler: str,
     on_result: Callable[[dict[str, Any]], None],
-) -> None:
-    """Call ``function`` on every unit on a Dask cluster and ``on_result`` on each result.
+) -> list[Failure[Unit]]:
+    """Call ``function`` on every unit on a Dask cluster and ``on_result`` on each result;
+    return the units given up (they kept failing or killing their workers).
 
     ``scheduler``: the address of a running scheduler (``tcp://HOST:8786``); empty starts
     a ``LocalCluster`` of ``workers`` processes with one thread each, closed at the end.
     Raises ``PipelineError`` when Dask is missing, the scheduler cannot be reached, a unit
-    keeps killing its workers, or a part is missing or incomplete; a unit's own exception
-    is raised here as it is.
+    raises one, or a part is missing or incomplete.
     """
     try:
         import distributed
     except ImportError:
         raise PipelineError(missing_dask() or f"cannot import Dask; {INSTALL_HINT}") from None
     run_id = uuid.uuid4().hex[:8]  # keys of this run never meet an older run's on a shared scheduler
+    failures: list[Failure[Unit]] = []
     with _client(distributed, scheduler, workers) as client:
-        pending: dict[str, tuple[Any, Expected]] = {}  # future and its part, by key
+        pending: dict[str, tuple[Any, Unit]] = {}  # future and its unit, by key
         completed = distributed.as_completed(loop=client.loop)
+
+        def collect(future) -> None:
+            _, unit = pending.pop(future.key)
+            try:
+                outcome = _outcome(future, unit, distributed)
+            finally:
+                future.release()
+            if isinstance(outcome, Failure):
+                failures.append(outcome)
+            else:
+                on_result(outcome)
+
         try:
             for unit in units:
                 future = _submit(client, function, unit, run_id)
-                pending[future.key] = (future, Expected.of(unit))
+                pending[future.key] = (future, unit)
                 completed.add(future)
                 while len(pending) >= IN_FLIGHT_PER_WORKER * _threads(client):
-                    _collect(next(completed), pending, on_result, distributed)
+                    collect(next(completed))
             for future in completed:
-                _collect(future, pending, on_result, distributed)
+                collect(future)
         finally:
             if pending:  # stopped early: drop what has not run yet
                 client.cancel([future for future, _ in pending.values()])
+    return failures
 
 
 @contextlib.contextmanager
@@ -157,12 +173,15 @@ def _client(distributed, scheduler: str, workers: int) -> Iterator[Any]:
             _wait_for_workers(client, scheduler)
             yield client
         return
-    cluster = distributed.LocalCluster(
-        n_workers=max(workers, 1),
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=":0",  # any free port: a fixed one clashes with other clusters here
-    )
+    # A unit whose workers keep dying is given up after ATTEMPTS runs, as in the local pool
+    # (a remote scheduler has its own setting).
+    with _dask_config({"distributed.scheduler.allowed-failures": ATTEMPTS - 1}):
+        cluster = distributed.LocalCluster(
+            n_workers=max(workers, 1),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",  # any free port: a fixed one clashes with other clusters here
+        )
     with cluster, distributed.Client(cluster, set_as_default=False) as client:
         client.register_plugin(_ignore_interrupts(distributed), name="sudoku-pipeline-ignore-sigint")
         yield client
@@ -201,15 +220,28 @@ def _wait_for_workers(client, scheduler: str) -> None:
         ) from None
 
 
-def _submit(client, function: Callable, unit: Unit, run_id: str):
-    """Submit one unit under a readable, unique key, with Dask's retries."""
+def _dask_config(values: dict[str, Any]):
     import dask
 
+    return dask.config.set(values)
+
+
+def _submit(client, function: Callable, unit: Unit, run_id: str):
+    """Submit one unit under a readable, unique key, with Dask's retries."""
     key = f"{function.__name__}-{unit.file_index:05d}-{unit.batch_index:06d}-{run_id}"
     # A unit carries its batch (megabytes), by design: the worker needs nothing but the
     # output directory. Dask's advice to load data through Dask instead does not apply.
-    with dask.config.set({"distributed.admin.large-graph-warning-threshold": "4GiB"}):
-        return client.submit(function, unit, key=key, retries=RETRIES, pure=False)
+    with _dask_config({"distributed.admin.large-graph-warning-threshold": "4GiB"}):
+        return client.submit(run_unit, function, unit, key=key, retries=ATTEMPTS - 1, pure=False)
+
+
+def run_unit(function: Callable[[Unit], dict[str, Any]], unit: Unit) -> Any:
+    """``function(unit)`` on a worker; a ``PipelineError`` is returned, not raised, so that
+    Dask does not retry it: it is about the run, and stops it."""
+    try:
+        return function(unit)
+    except PipelineError as err:
+        return err
 
 
 def _threads(client) -> int:
@@ -217,20 +249,20 @@ def _threads(client) -> int:
     return max(1, sum(client.nthreads().values()))
 
 
-def _collect(future, pending: dict[str, tuple[Any, Expected]], on_result: Callable, distributed) -> None:
-    """Check one finished unit's part and hand its stats to ``on_result``."""
-    _, expected = pending.pop(future.key)
+def _outcome(future, unit: Unit, distributed) -> dict[str, Any] | Failure[Unit]:
+    """The stats of a finished unit, its part checked, or a ``Failure`` when it was given up;
+    raises the ``PipelineError`` a unit returned."""
     try:
-        stats = future.result()
-    except distributed.KilledWorker:
-        raise PipelineError(
-            f"{expected.name} killed every Dask worker that tried it (out of memory?); finished "
-            "parts are kept; rerun, perhaps with a smaller --batch-size"
-        ) from None
-    finally:
-        future.release()
-    expected.check(stats)
-    on_result(stats)
+        result = future.result()
+    except distributed.KilledWorker as err:
+        attempts = getattr(err, "allowed_failures", ATTEMPTS - 1) + 1
+        return Failure(unit, "its Dask worker died each time it ran (out of memory?)", attempts)
+    except Exception as err:  # raised by the unit on every attempt
+        return Failure(unit, f"{type(err).__name__}: {_one_line(err)}", ATTEMPTS)
+    if isinstance(result, PipelineError):
+        raise result
+    Expected.of(unit).check(result)
+    return result
 
 
 def _one_line(err: BaseException) -> str:

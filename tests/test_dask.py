@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -142,6 +143,22 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path, read_out
     assert victim not in client.run(os.getpid).values()  # the worker did die (and was replaced)
 
 
+def test_a_stopped_run_resumes_on_dask_as_it_would_locally(tmp_path, read_output, cluster):
+    local = run([SAMPLE], tmp_path / "local", workers=1, batch_size=20)
+    # The same run as if stopped part-way: some parts and the summary not written yet.
+    stopped = tmp_path / "stopped"
+    shutil.copytree(tmp_path / "local", stopped)
+    parts = sorted(stopped.glob("part-*.parquet"))
+    for part in parts[::3]:
+        part.unlink()
+    (stopped / "summary.json").unlink()
+    resumed = run([SAMPLE], stopped, batch_size=20, engine="dask", scheduler=cluster.scheduler_address)
+    assert read_output(stopped, timing=False).equals(read_output(tmp_path / "local", timing=False))
+    kept = sum(pq.read_metadata(part).num_rows for part in parts[1::3] + parts[2::3])
+    assert resumed["resumed_rows"] == kept
+    assert comparable(resumed) == {**comparable(local), "resumed_rows": kept}
+
+
 # --- run_units on its own: retries and the checks of each part ------------------------
 
 
@@ -182,6 +199,18 @@ def solve_part_failing_always(unit: Unit) -> dict:
     raise PipelineError(f"cannot write {unit.part_path}: No space left on device")
 
 
+def solve_part_raising_on_batch_1(unit: Unit) -> dict:
+    if unit.batch_index == 1:
+        raise RuntimeError("simulated bug\nwith a second line")
+    return solve_part(unit)
+
+
+def solve_part_killing_its_worker_on_batch_1(unit: Unit) -> dict:
+    if unit.batch_index == 1:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return solve_part(unit)
+
+
 def solve_part_on_unshared_disk(unit: Unit) -> dict:
     """solve_part on a worker whose output directory is not the one this machine sees."""
     stats = solve_part(unit)
@@ -211,9 +240,44 @@ def test_units_that_fail_once_are_retried_by_dask(tmp_path, cluster):
         assert written.equals(reference)
 
 
-def test_a_unit_that_keeps_failing_stops_the_run(tmp_path, cluster):
+def test_a_unit_that_keeps_raising_is_given_up_and_the_others_go_on(tmp_path, cluster):
+    units = make_units(tmp_path / "out", 4)
+    results: list[dict] = []
+    failures = dask_engine.run_units(
+        solve_part_raising_on_batch_1,
+        units,
+        workers=2,
+        scheduler=cluster.scheduler_address,
+        on_result=results.append,
+    )
+    assert [(f.unit.batch_index, f.reason, f.attempts) for f in failures] == [
+        (1, "RuntimeError: simulated bug", 3)
+    ]
+    assert len(results) == 3
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [
+        part_name(0, index) for index in (0, 2, 3)
+    ]
+
+
+def test_a_unit_that_keeps_killing_its_worker_is_given_up(tmp_path):
+    # The run's own LocalCluster: its nannies restart the workers the unit kills.
+    units = make_units(tmp_path / "out", 4)
+    results: list[dict] = []
+    failures = dask_engine.run_units(
+        solve_part_killing_its_worker_on_batch_1,
+        units,
+        workers=2,
+        scheduler="",
+        on_result=results.append,
+    )
+    assert [(f.unit.batch_index, f.attempts) for f in failures] == [(1, 3)]
+    assert "worker died each time" in failures[0].reason
+    assert len(results) == 3
+
+
+def test_a_pipeline_error_in_a_unit_stops_the_run(tmp_path, cluster):
     started = time.monotonic()
-    with pytest.raises(PipelineError, match="No space left on device"):
+    with pytest.raises(PipelineError, match="No space left on device"):  # not retried: about the run
         dask_engine.run_units(
             solve_part_failing_always,
             make_units(tmp_path / "out", 20),
