@@ -20,7 +20,10 @@ all as in the local pool, then given up. A ``PipelineError`` is about the run, n
 Retries are idempotent: a part has a deterministic name and is written to a temporary file
 and renamed, so a batch solved twice leaves one complete part. Before a result is counted,
 this process checks that its part exists, is complete and holds the unit's rows, which also
-catches an output directory that the workers do not share with this machine.
+catches an output directory that the workers do not share with this machine. And a worker
+runs a unit only when its installation computes rows as this machine's does (the digest of
+the code that decides a row, and the versions of the package and its libraries); a worker
+with other code stops the run instead of writing different rows.
 
 ``dask`` is imported only when this engine runs; without it, ``missing_dask`` says how to
 install it.
@@ -29,8 +32,10 @@ install it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import json
+import socket
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -232,16 +237,39 @@ def _submit(client, function: Callable, unit: Unit, run_id: str):
     # A unit carries its batch (megabytes), by design: the worker needs nothing but the
     # output directory. Dask's advice to load data through Dask instead does not apply.
     with _dask_config({"distributed.admin.large-graph-warning-threshold": "4GiB"}):
-        return client.submit(run_unit, function, unit, key=key, retries=ATTEMPTS - 1, pure=False)
+        return client.submit(
+            run_unit, function, unit, installed(), key=key, retries=ATTEMPTS - 1, pure=False
+        )
 
 
-def run_unit(function: Callable[[Unit], dict[str, Any]], unit: Unit) -> Any:
-    """``function(unit)`` on a worker; a ``PipelineError`` is returned, not raised, so that
-    Dask does not retry it: it is about the run, and stops it."""
+def run_unit(function: Callable[[Unit], dict[str, Any]], unit: Unit, expected: dict[str, str]) -> Any:
+    """``function(unit)`` on a worker whose installation is the ``expected`` one.
+
+    A ``PipelineError`` is returned, not raised, so that Dask does not retry it: it is
+    about the run (a full disk, a worker with other code), and stops it.
+    """
     try:
+        found = installed()
+        if found != expected:
+            different = sorted(key for key in expected if found.get(key) != expected[key])
+            raise PipelineError(
+                f"the Dask worker on {socket.gethostname()} runs other code than this machine "
+                f"(different: {', '.join(different)}; its sudoku-pipeline is "
+                f"{found.get('sudoku_pipeline')}, here {expected.get('sudoku_pipeline')}); "
+                "install the same sudoku-pipeline and libraries on every machine"
+            )
         return function(unit)
     except PipelineError as err:
         return err
+
+
+@functools.cache
+def installed() -> dict[str, str]:
+    """What decides a row, as installed in this process: the digest of the code that computes
+    rows and the versions of the package and its libraries (computed once per process)."""
+    from pipeline.run import code_digest, versions
+
+    return {"code": code_digest(), **versions()}
 
 
 def _threads(client) -> int:

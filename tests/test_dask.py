@@ -301,6 +301,16 @@ def test_a_part_this_machine_cannot_see_is_not_counted(tmp_path, cluster):
     assert counted == []
 
 
+def test_a_worker_with_other_code_solves_nothing(tmp_path):
+    (unit,) = make_units(tmp_path / "out", 1)
+    other = {**dask_engine.installed(), "code": "0" * 64}
+    error = dask_engine.run_unit(solve_part, unit, other)
+    assert isinstance(error, PipelineError)
+    assert "runs other code than this machine (different: code;" in str(error)
+    assert not Path(unit.part_path).exists()
+    assert dask_engine.run_unit(solve_part, unit, dask_engine.installed())["rows"] == 4
+
+
 # --- settings and expected failures ----------------------------------------------------
 
 
