@@ -1,0 +1,269 @@
+"""Faults provoked for real: worker processes killed from outside or dying on a batch
+(SIGKILL, a segmentation fault), a unit that raises, a full disk (a small tmpfs), a file
+size limit (EFBIG), a read-only output directory, and the node budget. Each ends in a
+clear message, keeps what was finished, and a rerun of the same command finishes the job."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import ctypes
+import faulthandler
+import json
+import os
+import random
+import resource
+import signal
+import subprocess
+from pathlib import Path
+
+import psutil
+import pyarrow.parquet as pq
+import pytest
+
+import pipeline.run
+from pipeline.errors import RunIncomplete
+from pipeline.run import solve_dataset
+from pipeline.settings import load_settings
+from pipeline.work import Unit, solve_part
+from tests import runs
+
+# --- workers that die -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def slow(tmp_path_factory):
+    """The slow dataset and an uninterrupted run of it (the reference)."""
+    base = tmp_path_factory.mktemp("slow")
+    path = runs.write_slow_dataset(base / "slow.txt")
+    reference = base / "reference"
+    done = runs.run(runs.command(path, reference, *runs.SLOW_OPTIONS, "--workers", "2", "-q"))
+    assert done.returncode == 0, done.stderr
+    return path, reference
+
+
+def test_a_worker_killed_mid_run_changes_nothing(slow, tmp_path):
+    path, reference = slow
+    out = tmp_path / "out"
+    process = runs.start(runs.command(path, out, *runs.SLOW_OPTIONS, "--workers", "2", "-q"))
+    runs.wait_for_parts(out, 4, process)
+    victim = psutil.Process(process.pid).children()[0]
+    victim.send_signal(signal.SIGKILL)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 0, stderr
+    assert "a worker process died (killed by SIGKILL: out of memory?)" in stderr
+    assert "error" not in stderr
+    runs.assert_same_run(out, reference)
+
+
+def test_the_node_budget_is_counted_in_the_summary(slow):
+    _, reference = slow
+    summary = json.loads((reference / "summary.json").read_text())
+    statuses = runs.rows(reference).column("status").to_pylist()
+    assert summary["status"]["budget_exceeded"] == statuses.count("budget_exceeded") == 168
+    assert summary["search_nodes"]["max"] == 60_000  # the budget, reached exactly
+
+
+def solve_part_killed_on_batch_2(unit: Unit) -> dict:
+    """solve_part, but the worker that runs batch 2 is SIGKILLed (as by the kernel's
+    out-of-memory killer), every time."""
+    if unit.batch_index == 2:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return solve_part(unit)
+
+
+def solve_part_crashing_on_batch_1(unit: Unit) -> dict:
+    """solve_part, but the worker that runs batch 1 dies of a real segmentation fault."""
+    if unit.batch_index == 1:
+        faulthandler.disable()  # pytest's traceback dump would only clutter the output
+        ctypes.string_at(0)
+    return solve_part(unit)
+
+
+def solve_part_raising_on_batch_0(unit: Unit) -> dict:
+    """solve_part, but batch 0 raises, as a worker short of memory would."""
+    if unit.batch_index == 0:
+        raise MemoryError("cannot allocate 2 GiB")
+    return solve_part(unit)
+
+
+@pytest.mark.parametrize(
+    ("unit_function", "batch", "reason"),
+    [
+        (solve_part_killed_on_batch_2, 2, "its worker process died (killed by SIGKILL: out of memory?)"),
+        (solve_part_crashing_on_batch_1, 1, "its worker process died (killed by SIGSEGV: a crash)"),
+        (solve_part_raising_on_batch_0, 0, "MemoryError: cannot allocate 2 GiB"),
+    ],
+    ids=["sigkill", "segfault", "exception"],
+)
+def test_a_batch_that_keeps_failing_is_reported_and_a_rerun_solves_it(
+    tmp_path, monkeypatch, cli, euler_txt, read_output, unit_function, batch, reason
+):
+    reference = tmp_path / "reference"
+    solve_dataset([euler_txt], reference, load_settings(workers=2, batch_size=2), progress=False)
+    out = tmp_path / "out"
+    args = ("solve-dataset", euler_txt, "-o", out, "--workers", "2", "--batch-size", "2")
+    monkeypatch.setattr(pipeline.run, "solve_part", unit_function)
+    result = cli(*args)
+    assert result.exit_code == 3, result.stderr
+    first, last = 2 * batch, 2 * batch + 1
+    assert result.stderr.splitlines()[-1] == (
+        f"error: 2 rows are missing from {out}, in 1 batch(es) that kept failing (rows "
+        f"{first}-{last} of {euler_txt}: {reason} (3 attempts)); every other row is written, "
+        "with summary.json; rerun the same command to retry the missing rows (perhaps with a "
+        "smaller --batch-size)"
+    )
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "7 rows out" in result.stdout and "MISSING       2 rows in 1 batch(es)" in result.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["rows"] == {"in": 9, "out": 7}
+    assert summary["missing_rows"] == [
+        {
+            "source": str(euler_txt),
+            "first_row": first,
+            "last_row": last,
+            "rows": 2,
+            "reason": f"{reason} (3 attempts)",
+        }
+    ]
+    assert not (out / f"part-00000-{batch:06d}.parquet").exists()
+    assert len(runs.parts(out)) == 4
+
+    monkeypatch.undo()  # whatever killed the batch is fixed: the same command fills the gap
+    result = cli(*args)
+    assert result.exit_code == 0, result.stderr
+    assert read_output(out, timing=False).equals(read_output(reference, timing=False))
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["missing_rows"] == [] and summary["resumed_rows"] == 7
+
+
+# --- disks that are full or read-only ---------------------------------------------------
+
+
+def write_notes_csv(path: Path) -> Path:
+    """60 easy puzzles with a note of random text: 100 bytes in the first 30 rows, 40,000 in
+    the last 30, so parts 0-2 (10 rows each) are small and parts 3-5 about 300 kB."""
+    rng = random.Random(4)
+    easy = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+    with open(path, "w", newline="") as file:
+        writer = csv.writer(file)
+        writer.writerow(["puzzle", "note"])
+        for i in range(60):
+            size = 100 if i < 30 else 40_000
+            writer.writerow([easy, base64.b64encode(rng.randbytes(size * 3 // 4)).decode()])
+    return path
+
+
+@pytest.fixture(scope="module")
+def notes(tmp_path_factory):
+    base = tmp_path_factory.mktemp("notes")
+    path = write_notes_csv(base / "notes.csv")
+    reference = base / "reference"
+    done = runs.run(runs.command(path, reference, *NOTES_OPTIONS))
+    assert done.returncode == 0, done.stderr
+    return path, reference
+
+
+NOTES_OPTIONS = ("--batch-size", "10", "--workers", "2", "-q")
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 512 kB tmpfs (needs root and permission to mount); ``remount(options)``."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=512k", "tmpfs", str(mount)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+
+    def remount(options: str) -> None:
+        subprocess.run(["mount", "-o", f"remount,{options}", str(mount)], check=True)
+
+    try:
+        yield mount, remount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_a_full_disk_is_a_clean_error_and_the_rerun_continues(notes, small_disk):
+    path, reference = notes
+    disk, remount = small_disk
+    out = disk / "out"
+    args = runs.command(path, out, *NOTES_OPTIONS)
+    full = runs.run(args)
+    assert full.returncode == 2
+    assert full.stderr.count("\n") == 1 and full.stderr.startswith(f"error: cannot write {out}/part-")
+    assert full.stderr.endswith(
+        ": No space left on device; the parts already written are kept: rerun the same command "
+        "once this is fixed, to continue\n"
+    )
+    kept = runs.parts(out)
+    assert 3 <= len(kept) < 6
+    for part in kept:
+        assert pq.read_metadata(part).num_rows == 10  # complete, readable parts only
+
+    remount("size=16m")
+    again = runs.run(args)
+    assert again.returncode == 0, again.stderr
+    runs.assert_same_run(out, reference)
+
+
+def test_a_file_size_limit_is_a_clean_error_and_the_rerun_continues(notes, tmp_path):
+    """Without root: RLIMIT_FSIZE makes writing past 100 kB fail with EFBIG, for real."""
+    path, reference = notes
+    out = tmp_path / "out"
+    args = runs.command(path, out, *NOTES_OPTIONS)
+
+    def limit_file_size() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+
+    limited = runs.run(args, preexec_fn=limit_file_size)
+    assert limited.returncode == 2
+    assert limited.stderr.count("\n") == 1
+    assert ": File too large; the parts already written are kept: rerun the same command" in (
+        limited.stderr
+    )
+    assert 1 <= len(runs.parts(out)) < 6
+    again = runs.run(args)
+    assert again.returncode == 0, again.stderr
+    runs.assert_same_run(out, reference)
+
+
+def test_a_read_only_output_is_a_clean_error_and_the_rerun_continues(notes, small_disk):
+    path, reference = notes
+    disk, remount = small_disk
+    remount("size=16m")
+    out = disk / "out"
+    args = runs.command(path, out, *NOTES_OPTIONS)
+    assert runs.run(args).returncode == 0
+    for name in ("part-00000-000001.parquet", "part-00000-000004.parquet", "summary.json"):
+        (out / name).unlink()  # as a run stopped part-way leaves it
+    remount("ro")
+    refused = runs.run(args)
+    assert refused.returncode == 2
+    assert refused.stderr == f"error: cannot write into output directory {out}: Read-only file system\n"
+    fresh = runs.run(runs.command(path, disk / "new", *NOTES_OPTIONS))
+    assert fresh.returncode == 2
+    assert fresh.stderr == (
+        f"error: cannot create output directory {disk / 'new'}: Read-only file system\n"
+    )
+
+    remount("rw")
+    again = runs.run(args)
+    assert again.returncode == 0, again.stderr
+    runs.assert_same_run(out, reference)
+    assert json.loads((out / "summary.json").read_text())["resumed_rows"] == 40
+
+
+def test_summary_of_an_incomplete_run_is_refused_by_summarize(tmp_path, euler_txt, monkeypatch):
+    """summarize names the rows that a failed batch left out."""
+    from pipeline.errors import PipelineError
+    from pipeline.summary import summarize
+
+    monkeypatch.setattr(pipeline.run, "solve_part", solve_part_raising_on_batch_0)
+    with pytest.raises(RunIncomplete):
+        solve_dataset([euler_txt], tmp_path / "out", load_settings(workers=1, batch_size=4))
+    with pytest.raises(PipelineError, match="rows 0-3 of .* are missing .*rerun the solve-dataset"):
+        summarize(tmp_path / "out")
