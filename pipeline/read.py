@@ -313,8 +313,9 @@ def _csv_batches(path: Path, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
         if "straddling" not in str(err):
             raise
         raise PipelineError(
-            f"cannot read {path}: a record is longer than {CSV_BLOCK_BYTES >> 20} MiB, far "
-            "too long for a row of puzzles (a quote that is never closed?)"
+            f"cannot read {path}: a record is longer than the CSV reader takes (at least "
+            f"{CSV_BLOCK_BYTES >> 20} MiB), far too long for a row of puzzles (a quote that is "
+            "never closed?)"
         ) from None
 
 
