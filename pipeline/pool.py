@@ -128,17 +128,20 @@ class _FanOut(Generic[U, R]):
                 continue
             done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
             if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
-                # Every unit in flight fails with the pool: wait for all of them to settle.
+                # Every unit in flight fails with the pool: wait for all of them to settle,
+                # and for the pool's processes to be reaped, so that their exit codes are known.
                 done, _ = wait(self.pending)
+                self.close(kill=True)
+                death = self._death()
                 lost = sum(isinstance(future.exception(), BrokenProcessPool) for future in done)
                 log.warning(
                     "a worker process died (%s) with %d batch(es) in flight; "
                     "they run again, one at a time",
-                    self._death(),
+                    death,
                     lost,
                 )
-                self._collect(done)
-                self._restart()
+                self._start()
+                self._collect(done, death)
             else:
                 self._collect(done)
 
@@ -172,23 +175,19 @@ class _FanOut(Generic[U, R]):
         # promptly and to read how they ended (the executor's own list is private).
         self.processes = list(getattr(self.executor, "_processes", {}).values())
 
-    def _restart(self) -> None:
-        self.close(kill=True)
-        self._start()
-
     def _submit(self, task: _Task[U]) -> None:
         task.attempts += 1
         assert self.executor is not None
         self.pending[self.executor.submit(self.function, task.unit)] = task
 
-    def _collect(self, done: Iterable[Future]) -> None:
+    def _collect(self, done: Iterable[Future], death: str = "") -> None:
         for future in done:
             task = self.pending.pop(future)
             error = future.exception()
             if error is None:
                 self.on_result(future.result())
             elif isinstance(error, BrokenProcessPool):
-                self._retry(task, f"its worker process died ({self._death()})", alone=True)
+                self._retry(task, f"its worker process died ({death})", alone=True)
             elif isinstance(error, PipelineError):
                 raise error
             elif isinstance(error, Exception):

@@ -223,7 +223,7 @@ def _missing_message(missing: list[dict[str, Any]], directory: Path) -> str:
     return (
         f"{rows:,} rows are missing from {directory}, in {len(missing)} batch(es) that kept "
         f"failing ({shown}{more}); every other row is written, with summary.json; rerun the "
-        "same command to retry the missing rows (perhaps with a smaller --batch-size)"
+        "same command to retry the missing rows (with fewer --workers if memory ran out)"
     )
 
 

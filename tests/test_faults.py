@@ -110,8 +110,8 @@ def test_a_batch_that_keeps_failing_is_reported_and_a_rerun_solves_it(
     assert result.stderr.splitlines()[-1] == (
         f"error: 2 rows are missing from {out}, in 1 batch(es) that kept failing (rows "
         f"{first}-{last} of {euler_txt}: {reason} (3 attempts)); every other row is written, "
-        "with summary.json; rerun the same command to retry the missing rows (perhaps with a "
-        "smaller --batch-size)"
+        "with summary.json; rerun the same command to retry the missing rows (with fewer "
+        "--workers if memory ran out)"
     )
     assert "Traceback" not in result.stdout + result.stderr
     assert "7 rows out" in result.stdout and "MISSING       2 rows in 1 batch(es)" in result.stdout
