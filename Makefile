@@ -1,5 +1,5 @@
 # sudoku-pipeline: the everyday commands. On a fresh clone the first target creates .venv.
-#   make solve-dataset [INPUT=data/sample.csv] [OUTPUT=output] [CONFIG=configs/default.toml]
+#   make solve-dataset [INPUT=data/sample.csv] [OUTPUT=output] [CONFIG=configs/default.toml] [OVERWRITE=1]
 #   make test | make test-slow | make bench | make lint
 
 PYTHON ?= python3
@@ -21,9 +21,12 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-# --overwrite: a rerun replaces the previous run in $(OUTPUT) (and only files it wrote there).
+# A rerun continues a stopped run in $(OUTPUT), or just prints the summary of a finished one.
+# After changing INPUT or CONFIG for the same OUTPUT, OVERWRITE=1 replaces the run there
+# (deleting only files sudoku-pipeline wrote).
 solve-dataset: $(STAMP)
-	$(BIN)/sudoku-pipeline solve-dataset $(INPUT) --output $(OUTPUT) --config $(CONFIG) --overwrite
+	$(BIN)/sudoku-pipeline solve-dataset $(INPUT) --output $(OUTPUT) --config $(CONFIG) \
+		$(if $(OVERWRITE),--overwrite)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
