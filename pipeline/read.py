@@ -28,6 +28,7 @@ SUFFIXES = {".csv": "csv", ".csv.gz": "csv", ".parquet": "parquet", ".txt": "txt
 TXT_COLUMN = "puzzle"
 TEXT_TYPES = (pa.string(), pa.large_string(), pa.string_view())
 BLOCK_BYTES = 1 << 24  # read text files 16 MiB at a time
+UTF8_BOM_AS_LATIN1 = "\xef\xbb\xbf"
 CSV_BLOCK_BYTES = 1 << 22  # a CSV record must fit in one block of the Arrow reader
 DELIMITERS = {";": "semicolon", "\t": "tab", "|": "vertical bar"}
 
@@ -349,11 +350,17 @@ def _parquet_batches(path: Path, batch_size: int) -> Iterator[pa.RecordBatch]:
 
 def _check_txt_has_rows(path: Path) -> None:
     """Fail early when a text file holds nothing but comment lines."""
-    with open(path, encoding="utf-8-sig", errors="replace") as file:  # any line ending
-        for line in file:
-            if not line.startswith("#"):
+    # Latin-1 maps every byte to one character, so any bytes are read (their UTF-8 is
+    # checked with the rows); text mode splits at any line ending.
+    with open(path, encoding="latin-1") as file:
+        for number, line in enumerate(file):
+            if number == 0:
+                line = line.removeprefix(UTF8_BOM_AS_LATIN1)  # "" for a file of just a BOM
+            if line and not line.startswith("#"):
                 return
-    raise PipelineError(f"input file has only comment lines: {path} (remove it from the inputs)")
+    raise PipelineError(
+        f"input file has only comment lines (or nothing): {path} (remove it from the inputs)"
+    )
 
 
 def _txt_batches(path: Path) -> Iterator[pa.RecordBatch]:

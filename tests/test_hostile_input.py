@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import solver
@@ -115,6 +115,9 @@ def one_line_error(path: Path) -> str:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=HOSTILE)
+@example(data=b"\xef")  # found by Hypothesis: was "only comment lines", is "not UTF-8"
+@example(data=BOM)  # found by Hypothesis: was an empty run, is "only comment lines (or nothing)"
+@example(data=b"\n#\x80")  # a comment is not passed on, so its bytes need not be UTF-8
 def test_any_bytes_as_a_text_file(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("fuzz") / "input.txt"
     path.write_bytes(data)
