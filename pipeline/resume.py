@@ -95,6 +95,8 @@ def open_output(directory: Path, run: dict[str, Any], *, overwrite: bool, batch_
             f"(e.g. {sorted(foreign)[0]}); choose a new or empty directory with --output"
         )
     output = Output(directory, run, resumed=False, lock=_lock(directory))
+    # Temporary files alone (a run killed before its manifest was written) are no run.
+    entries = [entry for entry in entries if not _temporary(entry)]
     try:
         if entries and not overwrite:
             previous = _previous_run(directory)
@@ -163,12 +165,15 @@ def finished_parts(
 
 def is_ours(entry: Path) -> bool:
     """Whether ``entry`` is a file that sudoku-pipeline writes into an output directory."""
-    name = entry.name
     return entry.is_file() and (
         entry.match(PART_GLOB)
-        or name in (MANIFEST_FILE, SUMMARY_FILE, LOCK_FILE)
-        or (name.startswith(".") and name.endswith(".tmp"))
+        or entry.name in (MANIFEST_FILE, SUMMARY_FILE, LOCK_FILE)
+        or _temporary(entry)
     )
+
+
+def _temporary(entry: Path) -> bool:
+    return entry.name.startswith(".") and entry.name.endswith(".tmp")
 
 
 def remove_temporary_files(directory: Path) -> None:

@@ -210,12 +210,13 @@ def test_one_run_at_a_time_per_directory(tmp_path, euler_txt):
     solve_dataset([euler_txt], out, load_settings(workers=1, overwrite=True), progress=False)
 
 
-def test_a_stale_lock_file_of_a_killed_run_is_no_obstacle(tmp_path, euler_txt):
+def test_what_a_run_killed_at_its_start_leaves_is_no_obstacle(tmp_path, euler_txt):
     out = tmp_path / "out"
     out.mkdir()
     (out / LOCK_FILE).write_text("")  # left by kill -9; the kernel released the lock itself
+    (out / f".{MANIFEST_FILE}.4321.tmp").write_text('{"vers')  # killed writing its manifest
     solve_dataset([euler_txt], out, load_settings(workers=1), progress=False)
-    assert not (out / LOCK_FILE).exists()
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []
 
 
 def test_the_time_limit_through_the_library(tmp_path, euler_txt):
