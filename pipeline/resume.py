@@ -28,7 +28,7 @@ from typing import Any
 from pipeline.errors import PipelineError
 from pipeline.settings import OUTPUT_KEYS
 from pipeline.summary import PART_GLOB, STATS_COLUMNS, SUMMARY_FILE, table_stats
-from pipeline.work import METADATA_KEY, PART_METADATA_KEY, run_metadata
+from pipeline.work import METADATA_KEY, PART_METADATA_KEY, run_metadata, sync_directory
 
 MANIFEST_FILE = "manifest.json"
 LOCK_FILE = ".sudoku-pipeline.lock"
@@ -194,6 +194,7 @@ def write_json(path: Path, payload: dict[str, Any]) -> None:
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)
+        sync_directory(path.parent)
     except OSError as err:
         temporary.unlink(missing_ok=True)
         raise PipelineError(f"cannot write {path}: {err.strerror or err}") from None

@@ -256,8 +256,9 @@ def _rows_as_bytes(grid: np.ndarray) -> np.ndarray:
 def write_part(
     table: pa.Table, path: Path, *, compression: str, plain_columns: list[str | None]
 ) -> None:
-    """Write ``table`` to ``path`` atomically: a temporary file in the same directory,
-    flushed to disk, then renamed over ``path``, so a part is complete or absent."""
+    """Write ``table`` to ``path`` atomically and durably: a temporary file in the same
+    directory, flushed to disk, renamed over ``path``, and the rename flushed, so a part is
+    complete or absent, even after a power cut."""
     import pyarrow.parquet as pq
 
     plain = {name for name in plain_columns if name}
@@ -274,6 +275,7 @@ def write_part(
             file.flush()
             os.fsync(file.fileno())
         os.replace(temporary, path)
+        sync_directory(path.parent)
     except OSError as err:
         temporary.unlink(missing_ok=True)
         raise PipelineError(
@@ -283,6 +285,21 @@ def write_part(
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def sync_directory(directory: Path) -> None:
+    """Flush a directory's entries to disk, so that a file renamed into it survives a power
+    cut (where the filesystem allows it; otherwise the rename is durable on its own schedule)."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:  # e.g. EINVAL: this filesystem cannot sync a directory
+        pass
+    finally:
+        os.close(descriptor)
 
 
 def run_metadata(payload: dict[str, Any]) -> dict[bytes, bytes]:
