@@ -177,7 +177,8 @@ def _temporary(entry: Path) -> bool:
 
 
 def remove_temporary_files(directory: Path) -> None:
-    """Delete the temporary files a killed run left behind (``.NAME.PID.tmp``)."""
+    """Delete the temporary files a killed run left behind (``.NAME.HOST-PID.tmp``, or
+    ``.NAME.PID.tmp`` for the manifest and summary)."""
     try:
         for entry in directory.glob(".*.tmp"):
             entry.unlink(missing_ok=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -262,7 +263,8 @@ def write_part(
     import pyarrow.parquet as pq
 
     plain = {name for name in plain_columns if name}
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    # Host and pid: two Dask workers on different machines may write the same batch at once.
+    temporary = path.with_name(f".{path.name}.{socket.gethostname()}-{os.getpid()}.tmp")
     try:
         with open(temporary, "wb") as file:
             pq.write_table(
