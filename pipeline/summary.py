@@ -336,12 +336,18 @@ def _number(value: int | None) -> str:
 
 
 def _compact(histogram: dict[str, int], limit: int = 12) -> str:
-    """``value:count`` pairs, the most common ``limit`` of them in value order."""
+    """``value:count`` pairs in value order; with more than ``limit`` values, ``low-high:count``
+    for ``limit`` ranges of equal width, so that every row is shown."""
     if not histogram:
         return "-"
-    most = sorted(histogram.items(), key=lambda item: -item[1])[:limit]
-    common = sorted(most, key=lambda item: int(item[0]))
-    text = "  ".join(f"{value}:{count:,}" for value, count in common)
-    if len(histogram) > limit:
-        text += f"  (+{len(histogram) - limit} more values)"
-    return text
+    pairs = sorted((int(value), count) for value, count in histogram.items())
+    if len(pairs) <= limit:
+        return "  ".join(f"{value}:{count:,}" for value, count in pairs)
+    low, high = pairs[0][0], pairs[-1][0]
+    width = -(-(high - low + 1) // limit)  # ceiling division
+    buckets: dict[int, int] = {}
+    for value, count in pairs:
+        start = low + (value - low) // width * width
+        buckets[start] = buckets.get(start, 0) + count
+    return "  ".join(f"{start}-{min(start + width - 1, high)}:{count:,}"
+                     for start, count in sorted(buckets.items()))
