@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pipeline.atomic import write_atomically
 from pipeline.errors import PipelineError
 from pipeline.settings import OUTPUT_KEYS
 from pipeline.summary import PART_GLOB, STATS_COLUMNS, SUMMARY_FILE, table_stats
-from pipeline.work import METADATA_KEY, PART_METADATA_KEY, run_metadata, sync_directory
+from pipeline.work import METADATA_KEY, PART_METADATA_KEY, run_metadata
 
 MANIFEST_FILE = "manifest.json"
 LOCK_FILE = ".sudoku-pipeline.lock"
@@ -177,8 +178,8 @@ def _temporary(entry: Path) -> bool:
 
 
 def remove_temporary_files(directory: Path) -> None:
-    """Delete the temporary files a killed run left behind (``.NAME.HOST-PID.tmp``, or
-    ``.NAME.PID.tmp`` for the manifest and summary)."""
+    """Delete the temporary files a killed run left behind (``.NAME.HOST-PID.tmp``,
+    see ``pipeline.atomic``; older runs wrote ``.NAME.PID.tmp``)."""
     try:
         for entry in directory.glob(".*.tmp"):
             entry.unlink(missing_ok=True)
@@ -187,18 +188,9 @@ def remove_temporary_files(directory: Path) -> None:
 
 
 def write_json(path: Path, payload: dict[str, Any]) -> None:
-    """Write ``payload`` to ``path`` atomically and durably (temporary file, fsync, rename)."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(temporary, "w") as file:
-            file.write(json.dumps(payload, indent=2, sort_keys=True) + "\n")
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-        sync_directory(path.parent)
-    except OSError as err:
-        temporary.unlink(missing_ok=True)
-        raise PipelineError(f"cannot write {path}: {err.strerror or err}") from None
+    """Write ``payload`` to ``path`` atomically and durably."""
+    text = json.dumps(payload, indent=2, sort_keys=True) + "\n"
+    write_atomically(path, lambda file: file.write(text.encode()))
 
 
 def _previous_run(directory: Path) -> dict[str, Any] | None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.atomic import write_atomically
 from pipeline.errors import PipelineError
 
 STATUSES = (
@@ -167,13 +167,8 @@ def percentile(histogram: dict[str, int], p: float) -> int | None:
 def write_summary(directory: Path, summary: dict[str, Any]) -> Path:
     """Write ``summary.json`` into ``directory`` atomically."""
     path = directory / SUMMARY_FILE
-    temporary = directory / f".{SUMMARY_FILE}.{os.getpid()}.tmp"
-    try:
-        temporary.write_text(json.dumps(summary, indent=2) + "\n")
-        os.replace(temporary, path)
-    except OSError as err:
-        temporary.unlink(missing_ok=True)
-        raise PipelineError(f"cannot write {path}: {err.strerror or err}") from None
+    text = json.dumps(summary, indent=2) + "\n"
+    write_atomically(path, lambda file: file.write(text.encode()))
     return path
 
 

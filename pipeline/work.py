@@ -11,8 +11,6 @@ exact error message).
 from __future__ import annotations
 
 import json
-import os
-import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.errors import PipelineError
+from pipeline.atomic import write_atomically
 
 METADATA_KEY = b"sudoku_pipeline"
 PART_METADATA_KEY = b"sudoku_pipeline.part"
@@ -263,45 +261,22 @@ def write_part(
     import pyarrow.parquet as pq
 
     plain = {name for name in plain_columns if name}
-    # Host and pid: two Dask workers on different machines may write the same batch at once.
-    temporary = path.with_name(f".{path.name}.{socket.gethostname()}-{os.getpid()}.tmp")
-    try:
-        with open(temporary, "wb") as file:
-            pq.write_table(
-                table,
-                file,
-                compression=None if compression == "none" else compression,
-                use_dictionary=[name for name in table.column_names if name not in plain],
-                row_group_size=max(table.num_rows, 1),
-            )
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-        sync_directory(path.parent)
-    except OSError as err:
-        temporary.unlink(missing_ok=True)
-        raise PipelineError(
-            f"cannot write {path}: {err.strerror or err}; the parts already written are kept: "
-            "rerun the same command once this is fixed, to continue"
-        ) from None
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
+    def write(file) -> None:
+        pq.write_table(
+            table,
+            file,
+            compression=None if compression == "none" else compression,
+            use_dictionary=[name for name in table.column_names if name not in plain],
+            row_group_size=max(table.num_rows, 1),
+        )
 
-def sync_directory(directory: Path) -> None:
-    """Flush a directory's entries to disk, so that a file renamed into it survives a power
-    cut (where the filesystem allows it; otherwise the rename is durable on its own schedule)."""
-    try:
-        descriptor = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:  # e.g. EINVAL: this filesystem cannot sync a directory
-        pass
-    finally:
-        os.close(descriptor)
+    write_atomically(
+        path,
+        write,
+        hint="; the parts already written are kept: rerun the same command once this is "
+        "fixed, to continue",
+    )
 
 
 def run_metadata(payload: dict[str, Any]) -> dict[bytes, bytes]:
