@@ -176,9 +176,17 @@ class _FanOut(Generic[U, R]):
         self.processes = list(getattr(self.executor, "_processes", {}).values())
 
     def _submit(self, task: _Task[U]) -> None:
-        task.attempts += 1
         assert self.executor is not None
-        self.pending[self.executor.submit(self.function, task.unit)] = task
+        try:
+            future = self.executor.submit(self.function, task.unit)
+            task.attempts += 1
+        except BrokenProcessPool:
+            # A worker died since the last look, and the executor refuses new work. A failed
+            # future stands in for this unit, so that it takes the same way back as the units
+            # in flight (a new pool, then a run of its own); not run, it used no attempt.
+            future = Future()
+            future.set_exception(BrokenProcessPool("the pool broke before this unit was sent"))
+        self.pending[future] = task
 
     def _collect(self, done: Iterable[Future], death: str = "") -> None:
         for future in done:

@@ -15,6 +15,7 @@ import random
 import resource
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import psutil
@@ -267,3 +268,25 @@ def test_summary_of_an_incomplete_run_is_refused_by_summarize(tmp_path, euler_tx
         solve_dataset([euler_txt], tmp_path / "out", load_settings(workers=1, batch_size=4))
     with pytest.raises(PipelineError, match="rows 0-3 of .* are missing .*rerun the solve-dataset"):
         summarize(tmp_path / "out")
+
+
+def square(n: int) -> int:
+    return n * n
+
+
+def test_a_unit_sent_to_a_pool_that_just_broke_takes_the_way_back():
+    """A worker dies between two looks at the pool: the executor then refuses new work
+    (``submit`` raises BrokenProcessPool); that unit is retried like the ones in flight."""
+    from pipeline import pool
+
+    results: list[int] = []
+    fan_out = pool._FanOut(square, 1, results.append)
+    for process in fan_out.processes:
+        process.kill()
+    deadline = time.monotonic() + 10
+    while not getattr(fan_out.executor, "_broken", True) and time.monotonic() < deadline:
+        time.sleep(0.01)  # the executor's own thread notices the death
+    fan_out.run(iter([2, 3, 4]))
+    fan_out.close(kill=False)
+    assert sorted(results) == [4, 9, 16]
+    assert fan_out.failures == []
