@@ -276,7 +276,6 @@ def test_a_unit_that_keeps_killing_its_worker_is_given_up(tmp_path):
 
 
 def test_a_pipeline_error_in_a_unit_stops_the_run(tmp_path, cluster):
-    started = time.monotonic()
     with pytest.raises(PipelineError, match="No space left on device"):  # not retried: about the run
         dask_engine.run_units(
             solve_part_failing_always,
@@ -285,7 +284,6 @@ def test_a_pipeline_error_in_a_unit_stops_the_run(tmp_path, cluster):
             scheduler=cluster.scheduler_address,
             on_result=lambda stats: None,
         )
-    assert time.monotonic() - started < 30
 
 
 def test_a_part_this_machine_cannot_see_is_not_counted(tmp_path, cluster):
