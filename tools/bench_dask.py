@@ -29,49 +29,25 @@ import json
 import os
 import platform
 import resource
-import subprocess
-import sys
-import time
 from pathlib import Path
+
+from bench_pipeline import run_pipeline  # the command as a user runs it, timed (tools/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASETS = ROOT.parent / "shared" / "datasets"
 HARDEST = DATASETS / "forum_hardest_1905_sample.txt"
 SEVENTEEN = DATASETS / "sudoku17_all_49158.txt"
 OUT = ROOT / "bench-output"
-COMMAND = Path(sys.executable).parent / "sudoku-pipeline"
 ENGINES = ("local", "dask")
-
-
-def run_pipeline(inputs: list[Path], output: Path, engine: str, args) -> tuple[float, dict]:
-    """One run of the command; its wall time (process start to exit) and its summary."""
-    started = time.perf_counter()
-    subprocess.run(
-        [
-            str(COMMAND),
-            "solve-dataset",
-            *map(str, inputs),
-            "--output",
-            str(output),
-            "--overwrite",
-            "--quiet",
-            "--engine",
-            engine,
-            "--workers",
-            str(args.workers),
-            "--batch-size",
-            str(args.batch_size),
-        ],
-        check=True,
-    )
-    wall = time.perf_counter() - started
-    return wall, json.loads((output / "summary.json").read_text())
 
 
 def measure(inputs: list[Path], engine: str, args) -> dict:
     """One run of ``engine``, printed as a line of the table; its figures."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    wall, summary = run_pipeline(inputs, OUT / f"dask-bench-{engine}", engine, args)
+    wall, summary = run_pipeline(
+        inputs, OUT / f"dask-bench-{engine}", "--engine", engine,
+        "--workers", str(args.workers), "--batch-size", str(args.batch_size),
+    )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     # CPU time of the command and all its processes (workers included), whoever else runs.
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
