@@ -196,8 +196,10 @@ def solve_ascii(rows: np.ndarray, *, max_solutions: int = 2, max_nodes: int = DE
     """
     rows = np.ascontiguousarray(rows, dtype=np.uint8).reshape(-1, 81)
     grids, bad = grids_from_ascii(rows)
-    error: list[str | None] = list(errors) if errors is not None else [None] * len(rows)
-    bad |= np.array([e is not None for e in error], bool).reshape(-1)
+    error: list[str | None] = [None] * len(rows)
+    if errors is not None:  # only then a pass over the rows in Python
+        error = list(errors)
+        bad |= np.array([e is not None for e in error], bool).reshape(-1)
     for i in np.flatnonzero(bad):
         error[i] = error[i] or parse_error(rows[i].tobytes().decode("utf-8", "replace"))
     columns = solve_grids(grids, max_solutions=max_solutions, max_nodes=max_nodes, prune=prune,
