@@ -179,8 +179,14 @@ def _client(distributed, scheduler: str, workers: int) -> Iterator[Any]:
             yield client
         return
     # A unit whose workers keep dying is given up after ATTEMPTS runs, as in the local pool
-    # (a remote scheduler has its own setting).
-    with _dask_config({"distributed.scheduler.allowed-failures": ATTEMPTS - 1}):
+    # (a remote scheduler has its own settings). Worker saturation 1.0: a worker holds only the
+    # unit it runs, so a unit that kills its worker never takes an innocent queued unit's
+    # allowed failures with it.
+    settings = {
+        "distributed.scheduler.allowed-failures": ATTEMPTS - 1,
+        "distributed.scheduler.worker-saturation": 1.0,
+    }
+    with _dask_config(settings):
         cluster = distributed.LocalCluster(
             n_workers=max(workers, 1),
             threads_per_worker=1,
