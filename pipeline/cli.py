@@ -111,15 +111,19 @@ def format_result(result) -> str:
 @app.command("solve-dataset")
 def solve_dataset_command(
     inputs: Annotated[
-        list[Path],
+        list[str],
         typer.Argument(
-            help="Input files (.csv, .csv.gz, .parquet, .txt) or directories of them.",
+            help="Input files (.csv, .csv.gz, .parquet, .txt) or directories of them; "
+            "paths or fsspec URLs (s3://bucket/puzzles.csv).",
             show_default=False,
         ),
     ],
     output: Annotated[
-        Path, typer.Option("--output", "-o", help="Output directory for the Parquet parts.")
-    ] = Path("output"),
+        str,
+        typer.Option(
+            "--output", "-o", help="Output directory for the Parquet parts: a path or a URL."
+        ),
+    ] = "output",
     config: Annotated[
         Path | None,
         typer.Option(help="TOML settings file (see configs/default.toml); options override it."),
@@ -232,9 +236,9 @@ def solve_dataset_command(
 
 @app.command("summarize")
 def summarize_command(
-    directory: Annotated[Path, typer.Argument(help="Output directory of a solve-dataset run.")] = Path(
-        "output"
-    ),
+    directory: Annotated[
+        str, typer.Argument(help="Output directory (path or URL) of a solve-dataset run.")
+    ] = "output",
     write: Annotated[
         bool, typer.Option("--write/--no-write", help="Also rewrite DIRECTORY/summary.json.")
     ] = False,

@@ -43,6 +43,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from pipeline import storage
 from pipeline.errors import PipelineError
 from pipeline.pool import ATTEMPTS, IN_FLIGHT_PER_WORKER, Failure
 from pipeline.work import PART_METADATA_KEY, Unit
@@ -85,12 +86,13 @@ class Expected:
         import pyarrow.parquet as pq
 
         try:
-            metadata = pq.read_metadata(self.path)
+            with storage.arrow_source(self.path) as source:
+                metadata = pq.read_metadata(source)
         except FileNotFoundError:
             raise PipelineError(
                 f"a Dask worker solved {self.name}, but its part {self.path} is not there as seen "
                 "from this machine: the output directory must be on a filesystem that this machine "
-                "and every worker share, at the same path"
+                "and every worker share, at the same path or URL"
             ) from None
         except (OSError, pa.ArrowException) as err:
             raise PipelineError(f"cannot read part {self.path} back: {_one_line(err)}") from None

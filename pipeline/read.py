@@ -4,22 +4,26 @@ Formats (by file name): ``.csv`` and ``.csv.gz`` (a header row; every column is 
 text, exactly as written), ``.parquet`` (columns keep their types) and ``.txt`` (one
 puzzle per line, lines starting with ``#`` are comments; the column is called ``puzzle``).
 Reading never guesses types: an all-digit puzzle column such as Kaggle's stays a string.
+An input is a local path or an fsspec URL (``s3://bucket/puzzles.csv``, see ``pipeline.storage``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import hashlib
 import io
+import os
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from typing import TextIO
 
 import numpy as np
 import pyarrow as pa
 
+from pipeline import storage
 from pipeline.errors import PipelineError
 
 PUZZLE_NAMES = ("puzzle", "puzzles", "quizzes", "quiz", "grid", "sudoku", "board")
@@ -52,47 +56,50 @@ class InputFile:
     rows: int | None
 
 
-def format_of(path: Path) -> str | None:
+def format_of(path: str) -> str | None:
     """The input format of ``path`` by its name (``csv``, ``parquet``, ``txt``), or None."""
-    name = path.name.lower()
+    name = storage.basename(path).lower()
     for suffix, kind in SUFFIXES.items():
         if name.endswith(suffix):
             return kind
     return None
 
 
-def find_inputs(paths: Sequence[str | Path]) -> list[Path]:
+def find_inputs(paths: Sequence[str | os.PathLike]) -> list[str]:
     """The input files named by ``paths``, in order; a directory gives its supported files,
     sorted by name (other files in it, and hidden ones, are skipped)."""
     if not paths:
         raise PipelineError("no input given; name one or more files or directories")
-    found: list[Path] = []
+    found: list[str] = []
     for given in paths:
-        path = Path(given)
-        if path.is_dir():
-            inside = sorted(
-                p for p in path.iterdir() if p.is_file() and not p.name.startswith(".") and format_of(p)
-            )
+        path = storage.location(given)
+        what = storage.kind(path)
+        if what == "directory":
+            inside = [
+                storage.join(path, entry.name)
+                for entry in storage.listing(path)
+                if entry.is_file and not entry.name.startswith(".") and format_of(entry.name)
+            ]
             if not inside:
                 raise PipelineError(
                     f"directory {path} holds no .csv, .csv.gz, .parquet or .txt files; "
                     "name the input files directly"
                 )
             found.extend(inside)
-        elif path.is_file():
+        elif what == "file":
             if format_of(path) is None:
                 raise PipelineError(
                     f"unknown input format: {path} (expected a .csv, .csv.gz, .parquet or "
                     ".txt file; rename it if it is one of those)"
                 )
             found.append(path)
-        elif path.exists():
+        elif what is not None:
             raise PipelineError(f"input is not a regular file: {path}")
         else:
             raise PipelineError(f"input not found: {path} (check the path)")
-    seen: dict[Path, Path] = {}
+    seen: dict[str, str] = {}
     for path in found:
-        key = path.resolve()
+        key = storage.canonical(path)
         if key in seen:
             raise PipelineError(
                 f"input {path} is given twice (directly or through a directory); name it once"
@@ -102,7 +109,11 @@ def find_inputs(paths: Sequence[str | Path]) -> list[Path]:
 
 
 def inspect_input(
-    path: Path, *, column: str = "", solution_column: str = "", reserved: Iterable[str] = ()
+    path: str | os.PathLike,
+    *,
+    column: str = "",
+    solution_column: str = "",
+    reserved: Iterable[str] = (),
 ) -> InputFile:
     """Read the header (CSV), metadata (Parquet) or first lines (txt) of ``path``.
 
@@ -110,11 +121,9 @@ def inspect_input(
     ("" means: find them by name); ``reserved`` are output column names: an input column
     with one of those names is passed through as ``input_<name>``.
     """
+    path = storage.location(path)
     kind = format_of(path)
-    try:
-        size = path.stat().st_size
-    except OSError as err:
-        raise PipelineError(f"cannot read {path}: {err.strerror}") from None
+    size = storage.size(path)
     if size == 0:
         raise PipelineError(f"input file is empty: {path} (remove it from the inputs)")
     rows = None
@@ -150,13 +159,13 @@ def inspect_input(
     renames = {name: f"input_{name}" for name in schema.names if name in reserved}
     if renames:
         schema = pa.schema([field.with_name(renames.get(field.name, field.name)) for field in schema])
-    return InputFile(str(path), kind, schema, puzzle, solution, renames, size, rows)
+    return InputFile(path, kind, schema, puzzle, solution, renames, size, rows)
 
 
 def read_batches(source: InputFile, batch_size: int) -> Iterator[pa.Table]:
     """The rows of ``source`` in input order, as tables of exactly ``batch_size`` rows
     (the last one may be shorter), with columns named and typed as ``source.schema``."""
-    path = Path(source.path)
+    path = source.path
     if source.format == "txt":
         batches = _txt_batches(path)
     elif source.format == "csv":
@@ -188,23 +197,24 @@ def rebatch(batches: Iterable[pa.RecordBatch], size: int) -> Iterator[pa.Table]:
         yield pa.Table.from_batches(pending)
 
 
-def file_digest(path: str | Path) -> tuple[str, int]:
+def file_digest(path: str | os.PathLike) -> tuple[str, int]:
     """The SHA-256 of a file's bytes, and the number of line breaks in it (an estimate of
     its rows for progress reporting)."""
+    path = storage.location(path)
     digest = hashlib.sha256()
     newlines = 0
     try:
-        with open(path, "rb") as file:
+        with storage.open_read(path) as file:
             while chunk := file.read(1 << 22):
                 digest.update(chunk)
                 newlines += chunk.count(b"\n")
     except OSError as err:
-        raise PipelineError(f"cannot read {path}: {err.strerror}") from None
+        raise PipelineError(f"cannot read {path}: {err.strerror or err}") from None
     return digest.hexdigest(), newlines
 
 
 def _pick_column(
-    path: Path, schema: pa.Schema, wanted: str, names: tuple[str, ...], what: str, option: str
+    path: str, schema: pa.Schema, wanted: str, names: tuple[str, ...], what: str, option: str
 ) -> str | None:
     """The column called ``wanted`` (exact, else ignoring case), or when ``wanted`` is ""
     the first of ``names`` present, ignoring case; None for a solution column not found."""
@@ -238,7 +248,7 @@ def _one_line(err: BaseException) -> str:
 
 
 def _read_errors_as_pipeline_errors(
-    path: Path, batches: Iterator[pa.RecordBatch]
+    path: str, batches: Iterator[pa.RecordBatch]
 ) -> Iterator[pa.RecordBatch]:
     """``batches``, with reading failures turned into one-line PipelineErrors."""
     try:
@@ -255,14 +265,20 @@ def _read_errors_as_pipeline_errors(
 # --- CSV -------------------------------------------------------------------------------
 
 
-def _open_text(path: Path):
-    """``path`` opened as UTF-8 text (decompressed if it ends in .gz)."""
-    if path.name.lower().endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
-    return open(path, encoding="utf-8-sig", newline="")
+def _gzipped(path: str) -> bool:
+    return path.lower().endswith(".gz")
 
 
-def _csv_header(path: Path) -> list[str]:
+@contextlib.contextmanager
+def _open_text(path: str, encoding: str = "utf-8-sig") -> Iterator[TextIO]:
+    """``path`` opened as text (decompressed if it ends in .gz), line endings untouched."""
+    with storage.open_read(path) as raw:
+        binary = gzip.GzipFile(fileobj=raw) if _gzipped(path) else raw
+        with io.TextIOWrapper(binary, encoding=encoding, newline="") as text:
+            yield text
+
+
+def _csv_header(path: str) -> list[str]:
     """The column names of a CSV file, checked to be usable, and that a data row follows."""
     try:
         with _open_text(path) as file:
@@ -292,13 +308,20 @@ def _csv_header(path: Path) -> list[str]:
     return header
 
 
-def _csv_batches(path: Path, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+def _csv_batches(path: str, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     """Stream a CSV file, every column read as text exactly as written (no null values,
     no type inference), so nothing depends on how the file is chunked."""
+    with storage.arrow_source(path) as source:
+        if not isinstance(source, str):  # an fsspec file: Arrow cannot see its name
+            source = pa.input_stream(source, compression="gzip" if _gzipped(path) else None)
+        yield from _arrow_csv_batches(path, source, schema)
+
+
+def _arrow_csv_batches(path: str, source, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     from pyarrow import csv as pacsv
 
     reader = pacsv.open_csv(
-        path,
+        source,
         read_options=pacsv.ReadOptions(
             column_names=schema.names, skip_rows=1, block_size=CSV_BLOCK_BYTES, use_threads=False
         ),
@@ -323,24 +346,25 @@ def _csv_batches(path: Path, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
 # --- Parquet ---------------------------------------------------------------------------
 
 
-def _parquet_schema(path: Path) -> tuple[pa.Schema, int]:
+def _parquet_schema(path: str) -> tuple[pa.Schema, int]:
     """The Arrow schema and row count of a Parquet file."""
     import pyarrow.parquet as pq
 
     try:
-        file = pq.ParquetFile(path)
-        return file.schema_arrow.remove_metadata(), file.metadata.num_rows
+        with storage.arrow_source(path) as source:
+            file = pq.ParquetFile(source)
+            return file.schema_arrow.remove_metadata(), file.metadata.num_rows
     except (pa.ArrowException, OSError) as err:
         raise PipelineError(
             f"cannot read {path}: not a readable Parquet file ({_one_line(err)})"
         ) from None
 
 
-def _parquet_batches(path: Path, batch_size: int) -> Iterator[pa.RecordBatch]:
+def _parquet_batches(path: str, batch_size: int) -> Iterator[pa.RecordBatch]:
     import pyarrow.parquet as pq
 
     # One thread: the workers need the cores, and Arrow's thread pool only adds system time.
-    with pq.ParquetFile(path, memory_map=True) as file:
+    with storage.arrow_source(path) as source, pq.ParquetFile(source, memory_map=True) as file:
         for batch in file.iter_batches(batch_size=batch_size, use_threads=False):
             yield batch.replace_schema_metadata(None)
 
@@ -348,11 +372,11 @@ def _parquet_batches(path: Path, batch_size: int) -> Iterator[pa.RecordBatch]:
 # --- txt -------------------------------------------------------------------------------
 
 
-def _check_txt_has_rows(path: Path) -> None:
+def _check_txt_has_rows(path: str) -> None:
     """Fail early when a text file holds nothing but comment lines."""
     # Latin-1 maps every byte to one character, so any bytes are read (their UTF-8 is
-    # checked with the rows); text mode splits at any line ending.
-    with open(path, encoding="latin-1") as file:
+    # checked with the rows); reading with newline="" splits at any line ending and keeps it.
+    with _open_text(path, encoding="latin-1") as file:
         for number, line in enumerate(file):
             if number == 0:
                 line = line.removeprefix(UTF8_BOM_AS_LATIN1)  # "" for a file of just a BOM
@@ -363,7 +387,7 @@ def _check_txt_has_rows(path: Path) -> None:
     )
 
 
-def _txt_batches(path: Path) -> Iterator[pa.RecordBatch]:
+def _txt_batches(path: str) -> Iterator[pa.RecordBatch]:
     """Stream a text file, one puzzle per line, as record batches of one string column.
 
     A line ends at ``\\n``, ``\\r\\n`` or ``\\r``; the line ending is all that is removed.
@@ -374,7 +398,7 @@ def _txt_batches(path: Path) -> Iterator[pa.RecordBatch]:
     """
     carry = b""
     first_line = 0
-    with open(path, "rb") as file:
+    with storage.open_read(path) as file:
         if file.read(3) != b"\xef\xbb\xbf":  # a UTF-8 byte-order mark is not text
             file.seek(0)
         while True:
@@ -395,7 +419,7 @@ def _txt_batches(path: Path) -> Iterator[pa.RecordBatch]:
                     yield batch
 
 
-def _txt_lines(path: Path, data: bytes, first_line: int) -> tuple[pa.RecordBatch, int]:
+def _txt_lines(path: str, data: bytes, first_line: int) -> tuple[pa.RecordBatch, int]:
     """The non-comment lines of ``data`` (whole lines, each ending in a line break) as a
     record batch, and the number of lines read."""
     raw = np.frombuffer(data, dtype=np.uint8)

@@ -14,21 +14,23 @@ then runs the units, so the local pool and Dask resume alike:
   separate stats file can ever disagree with a part. Anything else is redone.
 - Temporary files of a run that was killed are removed (the lock guarantees that no other
   run is writing them).
+
+The directory may be a URL (``s3://bucket/run``): ``pipeline.storage`` does the file work.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from pipeline.atomic import write_atomically
+from pipeline import storage
 from pipeline.errors import PipelineError
 from pipeline.settings import OUTPUT_KEYS
-from pipeline.summary import PART_GLOB, STATS_COLUMNS, SUMMARY_FILE, table_stats
+from pipeline.summary import PART_GLOB, STATS_COLUMNS, SUMMARY_FILE, part_names, table_stats
 from pipeline.work import METADATA_KEY, PART_METADATA_KEY, run_metadata
 
 MANIFEST_FILE = "manifest.json"
@@ -45,19 +47,22 @@ class Output:
     (file index, batch index) to the part info and stats of each finished part.
     """
 
-    directory: Path
+    directory: str
     run: dict[str, Any]
     resumed: bool
     done: dict[tuple[int, int], tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
-    lock: int | None = None
+    lock: storage.Lock | None = None
+
+    def path(self, name: str) -> str:
+        """The location of the file ``name`` in the directory."""
+        return storage.join(self.directory, name)
 
     def close(self) -> None:
         """Remove stale temporary files and release the lock (idempotent)."""
         if self.lock is None:
             return
-        remove_temporary_files(self.directory)
-        (self.directory / LOCK_FILE).unlink(missing_ok=True)
-        os.close(self.lock)
+        storage.remove_temporary_files(self.directory)
+        self.lock.release()
         self.lock = None
 
 
@@ -74,30 +79,33 @@ def fingerprint(run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def open_output(directory: Path, run: dict[str, Any], *, overwrite: bool, batch_size: int) -> Output:
+def open_output(
+    directory: str | os.PathLike, run: dict[str, Any], *, overwrite: bool, batch_size: int
+) -> Output:
     """Lock ``directory`` and start a run in it, or continue the one it holds (see module).
 
     Raises ``PipelineError`` when the directory cannot be used, holds files of other
     programs, holds another run (without ``overwrite``), or is in use by another run.
     """
-    if directory.exists() and not directory.is_dir():
-        raise PipelineError(f"output {directory} exists and is not a directory; choose another")
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        entries = [entry for entry in directory.iterdir() if entry.name != LOCK_FILE]
-    except OSError as err:
+    directory = storage.location(directory)
+    if storage.is_private(directory):
         raise PipelineError(
-            f"cannot create output directory {directory}: {err.strerror or err}"
-        ) from None
+            f"output {directory} is on a filesystem private to this process, where the worker "
+            "processes' parts would be lost; choose a directory or a shared URL (s3://...)"
+        )
+    if storage.kind(directory) not in (None, "directory"):
+        raise PipelineError(f"output {directory} exists and is not a directory; choose another")
+    storage.make_directory(directory)
+    entries = [entry for entry in storage.listing(directory) if entry.name != LOCK_FILE]
     foreign = [entry.name for entry in entries if not is_ours(entry)]
     if foreign:
         raise PipelineError(
             f"output directory {directory} holds files sudoku-pipeline did not write "
             f"(e.g. {sorted(foreign)[0]}); choose a new or empty directory with --output"
         )
-    output = Output(directory, run, resumed=False, lock=_lock(directory))
+    output = Output(directory, run, resumed=False, lock=storage.lock_directory(directory, LOCK_FILE))
     # Temporary files alone (a run killed before its manifest was written) are no run.
-    entries = [entry for entry in entries if not _temporary(entry)]
+    entries = [entry for entry in entries if not storage.is_temporary(entry.name)]
     try:
         if entries and not overwrite:
             previous = _previous_run(directory)
@@ -116,11 +124,11 @@ def open_output(directory: Path, run: dict[str, Any], *, overwrite: bool, batch_
             output.run, output.resumed = previous, True
         elif entries:
             _clear(directory, entries)
-        remove_temporary_files(directory)
+        storage.remove_temporary_files(directory)
         if output.resumed:
             output.done = finished_parts(directory, output.run, batch_size)
         else:
-            write_json(directory / MANIFEST_FILE, run)
+            write_json(output.path(MANIFEST_FILE), run)
     except BaseException:
         output.close()
         raise
@@ -128,7 +136,7 @@ def open_output(directory: Path, run: dict[str, Any], *, overwrite: bool, batch_
 
 
 def finished_parts(
-    directory: Path, run: dict[str, Any], batch_size: int
+    directory: str, run: dict[str, Any], batch_size: int
 ) -> dict[tuple[int, int], tuple[dict[str, Any], dict[str, Any]]]:
     """The parts in ``directory`` that are complete and belong to ``run``, by (file index,
     batch index): their part info and stats. Parts that are not are deleted (they are
@@ -138,72 +146,59 @@ def finished_parts(
 
     expected_run = run_metadata(run)[METADATA_KEY]
     done = {}
-    for path in sorted(directory.glob(PART_GLOB)):
-        match = PART_NAME.fullmatch(path.name)
+    for name in part_names(directory):
+        path = storage.join(directory, name)
+        match = PART_NAME.fullmatch(name)
         try:
-            file = pq.ParquetFile(path)
-            metadata = file.schema_arrow.metadata or {}
-            info = json.loads(metadata.get(PART_METADATA_KEY, b"null"))
-            key = (int(match.group(1)), int(match.group(2))) if match else None
-            usable = (
-                key is not None
-                and metadata.get(METADATA_KEY) == expected_run
-                and isinstance(info, dict)
-                and (info.get("file_index"), info.get("batch_index")) == key
-                and info.get("first_row") == key[1] * batch_size
-                and info.get("rows") == file.metadata.num_rows
-            )
-            if usable:
-                stats = table_stats(file.read(columns=list(STATS_COLUMNS)))
-                stats["parts"] = 1
-                done[key] = (info, stats)
-                continue
+            with storage.arrow_source(path) as source:
+                file = pq.ParquetFile(source)
+                metadata = file.schema_arrow.metadata or {}
+                info = json.loads(metadata.get(PART_METADATA_KEY, b"null"))
+                key = (int(match.group(1)), int(match.group(2))) if match else None
+                usable = (
+                    key is not None
+                    and metadata.get(METADATA_KEY) == expected_run
+                    and isinstance(info, dict)
+                    and (info.get("file_index"), info.get("batch_index")) == key
+                    and info.get("first_row") == key[1] * batch_size
+                    and info.get("rows") == file.metadata.num_rows
+                )
+                if usable:
+                    stats = table_stats(file.read(columns=list(STATS_COLUMNS)))
+                    stats["parts"] = 1
+                    done[key] = (info, stats)
+                    continue
         except (pa.ArrowException, OSError, ValueError, PipelineError):
             pass
-        path.unlink(missing_ok=True)
+        storage.delete(path)
     return done
 
 
-def is_ours(entry: Path) -> bool:
+def is_ours(entry: storage.Entry) -> bool:
     """Whether ``entry`` is a file that sudoku-pipeline writes into an output directory."""
-    return entry.is_file() and (
-        entry.match(PART_GLOB)
+    return entry.is_file and (
+        fnmatch.fnmatchcase(entry.name, PART_GLOB)
         or entry.name in (MANIFEST_FILE, SUMMARY_FILE, LOCK_FILE)
-        or _temporary(entry)
+        or storage.is_temporary(entry.name)
     )
 
 
-def _temporary(entry: Path) -> bool:
-    return entry.name.startswith(".") and entry.name.endswith(".tmp")
-
-
-def remove_temporary_files(directory: Path) -> None:
-    """Delete the temporary files a killed run left behind (``.NAME.HOST-PID.tmp``,
-    see ``pipeline.atomic``; older runs wrote ``.NAME.PID.tmp``)."""
-    try:
-        for entry in directory.glob(".*.tmp"):
-            entry.unlink(missing_ok=True)
-    except OSError:  # e.g. the directory became read-only: they are harmless, and hidden
-        pass
-
-
-def write_json(path: Path, payload: dict[str, Any]) -> None:
+def write_json(path: str, payload: dict[str, Any]) -> None:
     """Write ``payload`` to ``path`` atomically and durably."""
-    text = json.dumps(payload, indent=2, sort_keys=True) + "\n"
-    write_atomically(path, lambda file: file.write(text.encode()))
+    storage.write_bytes(path, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode())
 
 
-def _previous_run(directory: Path) -> dict[str, Any] | None:
+def _previous_run(directory: str) -> dict[str, Any] | None:
     """The run record in the directory's manifest, or None when there is none."""
+    path = storage.join(directory, MANIFEST_FILE)
     try:
-        run = json.loads((directory / MANIFEST_FILE).read_text())
+        run = json.loads(storage.read_bytes(path))
         fingerprint(run)
     except FileNotFoundError:
         return None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, PipelineError):
         raise PipelineError(
-            f"{directory / MANIFEST_FILE} cannot be read; add --overwrite to start again, "
-            "or choose another --output"
+            f"{path} cannot be read; add --overwrite to start again, or choose another --output"
         ) from None
     return run
 
@@ -226,41 +221,7 @@ def _difference(before: dict[str, Any], now: dict[str, Any]) -> str:
     return ""
 
 
-def _clear(directory: Path, entries: list[Path]) -> None:
-    try:
-        for entry in entries:
-            entry.unlink()
-    except OSError as err:
-        raise PipelineError(f"cannot clear {directory}: {err.strerror or err}") from None
+def _clear(directory: str, entries: list[storage.Entry]) -> None:
+    for entry in entries:
+        storage.delete(storage.join(directory, entry.name))
 
-
-def _lock(directory: Path) -> int:
-    """An exclusive lock on the directory, held until ``Output.close`` or process exit.
-
-    A POSIX record lock (``lockf``): it belongs to this process alone, so forked workers
-    never hold it, and the kernel drops it when the process dies, even by ``kill -9``.
-    """
-    import fcntl
-
-    path = directory / LOCK_FILE
-    while True:
-        try:
-            descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as err:
-            raise PipelineError(
-                f"cannot write into output directory {directory}: {err.strerror or err}"
-            ) from None
-        try:
-            fcntl.lockf(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(descriptor)
-            raise PipelineError(
-                f"output directory {directory} is in use by another sudoku-pipeline run; "
-                "wait for it to finish, or choose another --output"
-            ) from None
-        try:  # the file may have been removed by the run that held it: lock the new one
-            if os.stat(path).st_ino == os.fstat(descriptor).st_ino:
-                return descriptor
-        except FileNotFoundError:
-            pass
-        os.close(descriptor)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import sys
 import time
@@ -22,7 +23,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from pipeline import __version__
+from pipeline import __version__, storage
 from pipeline.errors import PipelineError, RunIncomplete
 from pipeline.pool import Failure, run_units
 from pipeline.read import InputFile, file_digest, find_inputs, inspect_input, read_batches
@@ -43,8 +44,8 @@ WARM_UP = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3
 
 
 def solve_dataset(
-    inputs: Sequence[str | Path],
-    output: str | Path,
+    inputs: Sequence[str | os.PathLike],
+    output: str | os.PathLike,
     settings: Settings,
     *,
     progress: bool | None = None,
@@ -73,7 +74,8 @@ def solve_dataset(
         )
         for path in find_inputs(inputs)
     ]
-    _check_not_inside(sources, Path(output))
+    output = storage.location(output)
+    _check_not_inside(sources, output)
     input_schema = _unified_schema(sources)
     digests = [file_digest(source.path) for source in sources]
     run = {
@@ -86,11 +88,11 @@ def solve_dataset(
             for s, (digest, _) in zip(sources, digests, strict=True)
         ],
     }
-    out = open_output(Path(output), run, overwrite=settings.overwrite, batch_size=settings.batch_size)
+    out = open_output(output, run, overwrite=settings.overwrite, batch_size=settings.batch_size)
     try:
         if out.resumed and (finished := _finished_summary(out, settings.batch_size)):
             return finished  # nothing left to do
-        (out.directory / SUMMARY_FILE).unlink(missing_ok=True)  # written again at the end
+        storage.delete(out.path(SUMMARY_FILE))  # written again at the end
         estimate = _row_estimate(sources, [lines for _, lines in digests])
         return _solve(sources, input_schema, out, settings, started=started, estimate=estimate,
                       progress=progress)
@@ -147,7 +149,7 @@ def _solve(
                     schema=schema,
                     options=settings.solver_options(),
                     compression=settings.compression,
-                    part_path=str(directory / part_name(file_index, batch_index)),
+                    part_path=out.path(part_name(file_index, batch_index)),
                 )
         bar.total = sum(rows_read)  # the estimate becomes exact once everything is read
         bar.refresh()
@@ -174,7 +176,7 @@ def _solve(
             f"and kept in {directory}; rerun the same command to continue"
         )
     for (file_index, batch_index), _ in out.done.items():  # parts of batches that no longer exist
-        (directory / part_name(file_index, batch_index)).unlink(missing_ok=True)
+        storage.delete(out.path(part_name(file_index, batch_index)))
     missing = [_missing_rows(failure, batch_rows) for failure in failures]
     if merged["rows"] != sum(rows_read) - sum(entry["rows"] for entry in missing):
         raise PipelineError(
@@ -189,7 +191,7 @@ def _solve(
         rows_in=sum(rows_read),
         run=run,
         inputs=inputs_summary,
-        output=str(directory),
+        output=directory,
         wall_seconds=time.perf_counter() - started,
         rows_kept=kept["rows"],
         missing=missing,
@@ -213,7 +215,7 @@ def _missing_rows(failure: Failure, batch_rows: dict[tuple[int, int], int]) -> d
     }
 
 
-def _missing_message(missing: list[dict[str, Any]], directory: Path) -> str:
+def _missing_message(missing: list[dict[str, Any]], directory: str) -> str:
     """One line: which rows are missing, why, and how to get them."""
     shown = "; ".join(
         f"rows {m['first_row']}-{m['last_row']} of {m['source']}: {m['reason']}" for m in missing[:3]
@@ -231,14 +233,14 @@ def _finished_summary(out: Output, batch_size: int) -> dict[str, Any] | None:
     """The summary of the run in ``out`` when it is complete (every part done and a
     summary.json saying nothing is missing), else None."""
     try:
-        summary = json.loads((out.directory / SUMMARY_FILE).read_text())
+        summary = json.loads(storage.read_bytes(out.path(SUMMARY_FILE)))
         rows = [entry["rows"] for entry in summary["inputs"]]
         complete = (
             not summary.get("missing_rows")
             and summary["rows"]["in"] == summary["rows"]["out"] == sum(rows)
             and len(rows) == len(out.run["inputs"])
         )
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, PipelineError):
         return None
     expected = {
         (file_index, batch_index)
@@ -275,11 +277,11 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
-def _check_not_inside(sources: list[InputFile], output: Path) -> None:
+def _check_not_inside(sources: list[InputFile], output: str) -> None:
     """Refuse inputs inside the output directory: preparing it could delete them."""
-    directory = output.resolve()
+    directory = storage.canonical(output).rstrip("/") + "/"
     for source in sources:
-        if directory in Path(source.path).resolve().parents:
+        if storage.canonical(source.path).startswith(directory):
             raise PipelineError(
                 f"input {source.path} is inside the output directory {output}; choose another --output"
             )

@@ -7,18 +7,19 @@ has exactly the numbers of the run that wrote it.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
+import os
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.atomic import write_atomically
+from pipeline import storage
 from pipeline.errors import PipelineError
 
 STATUSES = (
@@ -164,15 +165,23 @@ def percentile(histogram: dict[str, int], p: float) -> int | None:
     raise AssertionError("unreachable")
 
 
-def write_summary(directory: Path, summary: dict[str, Any]) -> Path:
-    """Write ``summary.json`` into ``directory`` atomically."""
-    path = directory / SUMMARY_FILE
-    text = json.dumps(summary, indent=2) + "\n"
-    write_atomically(path, lambda file: file.write(text.encode()))
+def write_summary(directory: str | os.PathLike, summary: dict[str, Any]) -> str:
+    """Write ``summary.json`` into ``directory`` atomically; return its location."""
+    path = storage.join(storage.location(directory), SUMMARY_FILE)
+    storage.write_bytes(path, (json.dumps(summary, indent=2) + "\n").encode())
     return path
 
 
-def summarize(directory: str | Path) -> dict[str, Any]:
+def part_names(directory: str) -> list[str]:
+    """The names of the Parquet parts in ``directory``, sorted (that is, in input order)."""
+    return [
+        entry.name
+        for entry in storage.listing(directory)
+        if entry.is_file and fnmatch.fnmatchcase(entry.name, PART_GLOB)
+    ]
+
+
+def summarize(directory: str | os.PathLike) -> dict[str, Any]:
     """Recompute the summary of a finished run from its Parquet parts alone.
 
     Wall time is not in the Parquet files: it is taken from an existing summary.json
@@ -182,10 +191,10 @@ def summarize(directory: str | Path) -> dict[str, Any]:
 
     from pipeline.work import METADATA_KEY, PART_METADATA_KEY
 
-    directory = Path(directory)
-    if not directory.is_dir():
+    directory = storage.location(directory)
+    if storage.kind(directory) != "directory":
         raise PipelineError(f"output directory not found: {directory} (check the path)")
-    parts = sorted(directory.glob(PART_GLOB))
+    parts = part_names(directory)
     if not parts:
         raise PipelineError(
             f"no {PART_GLOB} files in {directory}; run `sudoku-pipeline solve-dataset` first"
@@ -194,11 +203,13 @@ def summarize(directory: str | Path) -> dict[str, Any]:
     rows_by_source: Counter = Counter()
     spans: list[tuple[str, int, int, str]] = []
     run_bytes = None
-    for path in parts:
+    for name in parts:
+        path = storage.join(directory, name)
         try:
-            file = pq.ParquetFile(path)
-            metadata = file.schema_arrow.metadata or {}
-            table = file.read(columns=list(STATS_COLUMNS))
+            with storage.arrow_source(path) as source:
+                file = pq.ParquetFile(source)
+                metadata = file.schema_arrow.metadata or {}
+                table = file.read(columns=list(STATS_COLUMNS))
         except (pa.ArrowException, OSError) as err:
             raise PipelineError(f"cannot read {path}: {' '.join(str(err).split())}") from None
         if METADATA_KEY not in metadata or PART_METADATA_KEY not in metadata:
@@ -207,11 +218,11 @@ def summarize(directory: str | Path) -> dict[str, Any]:
             run_bytes = metadata[METADATA_KEY]
         elif metadata[METADATA_KEY] != run_bytes:
             raise PipelineError(
-                f"{path} belongs to another run than {parts[0].name}; keep one run per output directory"
+                f"{path} belongs to another run than {parts[0]}; keep one run per output directory"
             )
         part = json.loads(metadata[PART_METADATA_KEY])
         rows_by_source[part["source"]] += part["rows"]
-        spans.append((part["source"], part["first_row"], part["rows"], path.name))
+        spans.append((part["source"], part["first_row"], part["rows"], name))
         stats = table_stats(table)
         stats["parts"] = 1
         all_stats.append(stats)
@@ -248,10 +259,10 @@ def _check_rows_tile(spans: list[tuple[str, int, int, str]]) -> None:
         expected[source] = first_row + rows
 
 
-def _previous_summary(directory: Path) -> dict[str, Any] | None:
+def _previous_summary(directory: str) -> dict[str, Any] | None:
     try:
-        return json.loads((directory / SUMMARY_FILE).read_text())
-    except (OSError, ValueError):
+        return json.loads(storage.read_bytes(storage.join(directory, SUMMARY_FILE)))
+    except (OSError, ValueError, PipelineError):
         return None
 
 

@@ -13,14 +13,13 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.atomic import write_atomically
+from pipeline import storage
 
 METADATA_KEY = b"sudoku_pipeline"
 PART_METADATA_KEY = b"sudoku_pipeline.part"
@@ -142,7 +141,7 @@ def solve_part(unit: Unit) -> dict[str, Any]:
     output = pa.Table.from_arrays(arrays, schema=unit.schema.with_metadata(metadata))
     write_part(
         output,
-        Path(unit.part_path),
+        unit.part_path,
         compression=unit.compression,
         plain_columns=[unit.puzzle_column, unit.solution_column, "first_solution"],
     )
@@ -253,11 +252,10 @@ def _rows_as_bytes(grid: np.ndarray) -> np.ndarray:
 
 
 def write_part(
-    table: pa.Table, path: Path, *, compression: str, plain_columns: list[str | None]
+    table: pa.Table, path: str, *, compression: str, plain_columns: list[str | None]
 ) -> None:
-    """Write ``table`` to ``path`` atomically and durably: a temporary file in the same
-    directory, flushed to disk, renamed over ``path``, and the rename flushed, so a part is
-    complete or absent, even after a power cut."""
+    """Write ``table`` to ``path`` so that the part is complete or absent, even after a power
+    cut or on an object store (``pipeline.storage.write_atomically``)."""
     import pyarrow.parquet as pq
 
     plain = {name for name in plain_columns if name}
@@ -271,7 +269,7 @@ def write_part(
             row_group_size=max(table.num_rows, 1),
         )
 
-    write_atomically(
+    storage.write_atomically(
         path,
         write,
         hint="; the parts already written are kept: rerun the same command once this is "

@@ -139,7 +139,7 @@ def test_rebatch_gives_exact_sizes():
 def test_directories_give_their_supported_files_sorted(tmp_path, kaggle_csv):
     for name in ("b.txt", "a.csv", ".hidden.csv", "notes.md"):
         (tmp_path / name).write_text("x\n")
-    assert [p.name for p in find_inputs([tmp_path])] == ["a.csv", "b.txt"]
+    assert [Path(p).name for p in find_inputs([tmp_path])] == ["a.csv", "b.txt"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,419 @@
+"""Where the pipeline's files live: local paths, or fsspec URLs (``s3://bucket/prefix``, ...).
+
+Every input and output location is a string. A local path, or a ``file://`` URL, is handled
+by the operating system, and a file written is complete or absent even after a power cut: it
+is written to a temporary file in the same directory, flushed, renamed over its target, and
+the rename flushed. An output directory is locked with ``lockf``, which the kernel releases
+when the process dies.
+
+Any other URL goes through fsspec and the package of its protocol (``s3fs`` for ``s3://``,
+``gcsfs`` for ``gs://``, ...), imported only then. An object store has no rename, but it
+shows an object only once its upload is complete: a file is written from memory in one
+upload, so it too is complete or absent. The lock is an object of its own (see
+``lock_directory``). Failures of either kind become one-line ``PipelineError``s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO, NamedTuple
+
+from pipeline.errors import PipelineError
+
+FSSPEC_HINT = 'pip install ".[s3]" for s3:// (fsspec and s3fs); gcsfs for gs://, adlfs for az://'
+# Filesystems that live inside one process: workers could never share them.
+PRIVATE_PROTOCOLS = ("memory",)
+
+
+class Entry(NamedTuple):
+    name: str
+    is_file: bool
+
+
+def location(value: str | os.PathLike) -> str:
+    """A location as the rest of this module takes it: a URL, or a local path (``file://``
+    URLs become paths, so that local files are always handled by the operating system)."""
+    text = os.fspath(value)
+    if text.startswith("file://"):
+        from urllib.parse import unquote, urlparse
+
+        return unquote(urlparse(text).path) or "/"
+    return text
+
+
+def is_url(where: str) -> bool:
+    """Whether ``where`` is a URL for fsspec (``s3://...``, ``simplecache::s3://...``)."""
+    return "://" in where and not where.startswith("file://")
+
+
+def join(directory: str, name: str) -> str:
+    if is_url(directory):
+        return directory.rstrip("/") + "/" + name
+    return os.path.join(directory, name)
+
+
+def basename(where: str) -> str:
+    return where.rstrip("/").rsplit("/", 1)[-1] if is_url(where) else os.path.basename(where)
+
+
+def canonical(where: str) -> str:
+    """One spelling per file, to tell whether two locations are the same file, or one is
+    inside the other."""
+    if not is_url(where):
+        return str(Path(where).resolve())
+    fs, path = _filesystem(where)
+    return fs.unstrip_protocol(path).rstrip("/")
+
+
+def kind(where: str) -> str | None:
+    """``"file"``, ``"directory"``, ``"other"`` (a device, a socket...) or None (not there)."""
+    if not is_url(where):
+        if os.path.isdir(where):
+            return "directory"
+        if os.path.isfile(where):
+            return "file"
+        return "other" if os.path.lexists(where) else None
+    fs, path = _filesystem(where)
+    with _remote_errors("read", where):
+        fs.invalidate_cache(path)  # other processes (the workers) may have written since
+        try:
+            info = fs.info(path)
+        except FileNotFoundError:
+            return None
+    return {"file": "file", "directory": "directory"}.get(info.get("type"), "other")
+
+
+def listing(directory: str) -> list[Entry]:
+    """The entries directly inside ``directory``, sorted by name."""
+    if not is_url(directory):
+        try:
+            with os.scandir(directory) as entries:
+                return sorted(Entry(entry.name, entry.is_file()) for entry in entries)
+        except OSError as err:
+            raise PipelineError(f"cannot list {directory}: {err.strerror or err}") from None
+    fs, path = _filesystem(directory)
+    with _remote_errors("list", directory):
+        fs.invalidate_cache(path)
+        found = fs.ls(path, detail=True)
+    return sorted(
+        Entry(item["name"].rstrip("/").rsplit("/", 1)[-1], item.get("type") == "file")
+        for item in found
+        if item["name"].rstrip("/") != path.rstrip("/")
+    )
+
+
+def size(where: str) -> int:
+    if not is_url(where):
+        try:
+            return os.stat(where).st_size
+        except OSError as err:
+            raise PipelineError(f"cannot read {where}: {err.strerror or err}") from None
+    fs, path = _filesystem(where)
+    with _remote_errors("read", where):
+        return int(fs.size(path))
+
+
+def open_read(where: str) -> BinaryIO:
+    """``where`` opened for reading bytes (a context manager, like ``open``);
+    ``FileNotFoundError`` when it is not there, ``PipelineError`` for other failures."""
+    if not is_url(where):
+        try:
+            return open(where, "rb")
+        except FileNotFoundError:
+            raise
+        except OSError as err:
+            raise PipelineError(f"cannot read {where}: {err.strerror or err}") from None
+    fs, path = _filesystem(where)
+    with _remote_errors("read", where):
+        return fs.open(path, "rb")
+
+
+@contextlib.contextmanager
+def arrow_source(where: str) -> Iterator[str | BinaryIO]:
+    """What a pyarrow reader takes: a local path (read by Arrow itself, memory-mapped where
+    asked), else the file opened through fsspec."""
+    if not is_url(where):
+        yield where
+        return
+    with open_read(where) as file:
+        yield file
+
+
+def read_bytes(where: str) -> bytes:
+    with open_read(where) as file:
+        return file.read()
+
+
+def make_directory(directory: str) -> None:
+    """Create ``directory`` and its parents where needed (an object store needs none)."""
+    if not is_url(directory):
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as err:
+            raise PipelineError(
+                f"cannot create output directory {directory}: {err.strerror or err}"
+            ) from None
+        return
+    fs, path = _filesystem(directory)
+    with _remote_errors("create", directory):
+        fs.makedirs(path, exist_ok=True)
+
+
+def delete(where: str) -> None:
+    """Delete the file ``where`` if it is there."""
+    if not is_url(where):
+        try:
+            os.unlink(where)
+        except FileNotFoundError:
+            pass
+        except OSError as err:
+            raise PipelineError(f"cannot delete {where}: {err.strerror or err}") from None
+        return
+    fs, path = _filesystem(where)
+    with _remote_errors("delete", where):
+        try:
+            fs.rm_file(path)
+        except FileNotFoundError:
+            pass
+
+
+def write_atomically(where: str, write: Callable[[BinaryIO], None], *, hint: str = "") -> None:
+    """Call ``write`` on a file that becomes ``where`` only once complete (see the module);
+    a failure becomes a one-line ``PipelineError`` (with ``hint`` appended)."""
+    if is_url(where):
+        buffer = io.BytesIO()
+        write(buffer)
+        fs, path = _filesystem(where)
+        with _remote_errors("write", where, hint):
+            fs.pipe_file(path, buffer.getvalue())
+        return
+    _write_local(Path(where), write, hint)
+
+
+def write_bytes(where: str, data: bytes) -> None:
+    write_atomically(where, lambda file: file.write(data))
+
+
+def remove_temporary_files(directory: str) -> None:
+    """Delete the temporary files a killed run left behind in a local directory
+    (``.NAME.HOST-PID.tmp``; older runs wrote ``.NAME.PID.tmp``)."""
+    if is_url(directory):
+        return  # nothing is written to an object store but whole files
+    try:
+        for entry in Path(directory).glob(".*.tmp"):
+            entry.unlink(missing_ok=True)
+    except OSError:  # e.g. the directory became read-only: they are harmless, and hidden
+        pass
+
+
+def is_temporary(name: str) -> bool:
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+# --- local files ------------------------------------------------------------------------
+
+
+def _write_local(path: Path, write: Callable[[BinaryIO], None], hint: str) -> None:
+    # The temporary name carries host and pid: Dask workers on different machines may write
+    # the same part at once, and a killed run's leftovers are recognisable.
+    temporary = path.with_name(f".{path.name}.{socket.gethostname()}-{os.getpid()}.tmp")
+    try:
+        with open(temporary, "wb") as file:
+            write(file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+        _sync_directory(path.parent)
+    except OSError as err:
+        temporary.unlink(missing_ok=True)
+        raise PipelineError(f"cannot write {path}: {err.strerror or err}{hint}") from None
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def _sync_directory(directory: Path) -> None:
+    """Flush a directory's entries to disk, so that a file renamed into it survives a power
+    cut (where the filesystem allows it; otherwise the rename is durable on its own schedule)."""
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:  # e.g. EINVAL: this filesystem cannot sync a directory
+        pass
+    finally:
+        os.close(descriptor)
+
+
+# --- locks ------------------------------------------------------------------------------
+
+
+class Lock(NamedTuple):
+    """A held lock on a directory: ``release()`` gives it up (idempotent)."""
+
+    release: Callable[[], None]
+
+
+def lock_directory(directory: str, name: str) -> Lock:
+    """An exclusive lock on ``directory`` (its file ``name``), so that one run at a time
+    writes there; ``PipelineError`` when another run holds it."""
+    if is_url(directory):
+        return _lock_object(directory, name)
+    return _lock_local(directory, name)
+
+
+def _in_use(directory: str, holder: str = "") -> PipelineError:
+    return PipelineError(
+        f"output directory {directory} is in use by another sudoku-pipeline run{holder}; "
+        "wait for it to finish, or choose another --output"
+    )
+
+
+def _lock_local(directory: str, name: str) -> Lock:
+    """A POSIX record lock (``lockf``): it belongs to this process alone, so forked workers
+    never hold it, and the kernel drops it when the process dies, even by ``kill -9``."""
+    import fcntl
+
+    path = os.path.join(directory, name)
+    while True:
+        try:
+            descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as err:
+            raise PipelineError(
+                f"cannot write into output directory {directory}: {err.strerror or err}"
+            ) from None
+        try:
+            fcntl.lockf(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(descriptor)
+            raise _in_use(directory) from None
+        try:  # the file may have been removed by the run that held it: lock the new one
+            if os.stat(path).st_ino == os.fstat(descriptor).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        os.close(descriptor)
+
+    def release() -> None:
+        nonlocal descriptor
+        if descriptor is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            os.close(descriptor)
+            descriptor = None
+
+    return Lock(release)
+
+
+def _lock_object(directory: str, name: str) -> Lock:
+    """A lock on an object store: an object naming its holder (host, pid, a token).
+
+    An object store cannot lock, so this is a convention between runs of this program: a
+    lock object whose holder is alive refuses the run; one left by a run on this host that
+    is no longer running (killed) is taken over; one left by a dead run on another host
+    must be deleted by hand (the message says so). Two runs started within the same second
+    could both pass the check: the token read back catches most such races.
+    """
+    path = join(directory, name)
+    mine = {
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "token": uuid.uuid4().hex,
+        "since": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+    }
+    if kind(path) == "file":
+        held = _lock_holder(path)
+        if not (held.get("host") == mine["host"] and not _alive(held.get("pid"))):
+            raise PipelineError(
+                f"output directory {directory} is in use by another sudoku-pipeline run (on "
+                f"{held.get('host', '?')}, pid {held.get('pid', '?')}, since "
+                f"{held.get('since', '?')}); wait for it to finish, or choose another --output. "
+                f"If that run is no longer running, delete {path} and rerun"
+            )
+    write_bytes(path, json.dumps(mine).encode())
+    if _lock_holder(path).get("token") != mine["token"]:
+        raise _in_use(directory, " (started at the same moment)")
+
+    def release() -> None:
+        if mine["token"] and _lock_holder(path).get("token") == mine["token"]:
+            delete(path)
+        mine["token"] = ""
+
+    return Lock(release)
+
+
+def _lock_holder(path: str) -> dict[str, Any]:
+    try:
+        holder = json.loads(read_bytes(path))
+    except (PipelineError, ValueError):
+        return {}
+    return holder if isinstance(holder, dict) else {}
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a process of another user
+        return True
+    return True
+
+
+# --- fsspec -----------------------------------------------------------------------------
+
+
+def _filesystem(url: str) -> tuple[Any, str]:
+    """The fsspec filesystem of ``url`` and the path in it."""
+    try:
+        import fsspec
+    except ImportError:
+        raise PipelineError(
+            f"{url} is a URL, and reading or writing URLs needs fsspec; {FSSPEC_HINT}"
+        ) from None
+    try:
+        return fsspec.core.url_to_fs(url)
+    except ImportError as err:  # fsspec names the package its protocol needs
+        raise PipelineError(f"cannot use {url}: {_one_line(err)}; {FSSPEC_HINT}") from None
+    except ValueError as err:  # an unknown protocol
+        raise PipelineError(f"cannot use {url}: {_one_line(err)}") from None
+
+
+def is_private(url: str) -> bool:
+    """Whether ``url`` is on a filesystem that only this process sees (``memory://``)."""
+    if not is_url(url):
+        return False
+    fs, _ = _filesystem(url)
+    protocols = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
+    return any(protocol in PRIVATE_PROTOCOLS for protocol in protocols)
+
+
+@contextlib.contextmanager
+def _remote_errors(action: str, url: str, hint: str = "") -> Iterator[None]:
+    """Any failure of a remote filesystem (its libraries raise many kinds: botocore's
+    missing credentials are not an OSError) as one line naming the URL."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise
+    except PipelineError:
+        raise
+    except Exception as err:  # noqa: BLE001 - translated, not swallowed
+        raise PipelineError(f"cannot {action} {url}: {_one_line(err)}{hint}") from None
+
+
+def _one_line(err: BaseException) -> str:
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
