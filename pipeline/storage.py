@@ -83,7 +83,6 @@ def kind(where: str) -> str | None:
         return "other" if os.path.lexists(where) else None
     fs, path = _filesystem(where)
     with _remote_errors("read", where):
-        fs.invalidate_cache(path)  # other processes (the workers) may have written since
         try:
             info = fs.info(path)
         except FileNotFoundError:
@@ -101,8 +100,10 @@ def listing(directory: str) -> list[Entry]:
             raise PipelineError(f"cannot list {directory}: {err.strerror or err}") from None
     fs, path = _filesystem(directory)
     with _remote_errors("list", directory):
-        fs.invalidate_cache(path)
-        found = fs.ls(path, detail=True)
+        try:
+            found = fs.ls(path, detail=True)
+        except FileNotFoundError:  # on an object store, a directory of nothing
+            return []
     return sorted(
         Entry(item["name"].rstrip("/").rsplit("/", 1)[-1], item.get("type") == "file")
         for item in found
@@ -163,7 +164,14 @@ def make_directory(directory: str) -> None:
             ) from None
         return
     fs, path = _filesystem(directory)
+    root = path.strip("/").split("/")[0]
     with _remote_errors("create", directory):
+        # Never a new bucket: a misspelt one would be created rather than reported.
+        if root and not fs.exists(root):
+            raise PipelineError(
+                f"cannot create output directory {directory}: {fs.unstrip_protocol(root)} does "
+                "not exist (create the bucket first, or check the URL)"
+            )
         fs.makedirs(path, exist_ok=True)
 
 
@@ -316,13 +324,12 @@ def _lock_local(directory: str, name: str) -> Lock:
 
 
 def _lock_object(directory: str, name: str) -> Lock:
-    """A lock on an object store: an object naming its holder (host, pid, a token).
+    """A lock on an object store: an object naming its holder (host, pid, a token), created
+    only if absent (S3's conditional write), so that of two runs started at once one fails.
 
-    An object store cannot lock, so this is a convention between runs of this program: a
-    lock object whose holder is alive refuses the run; one left by a run on this host that
-    is no longer running (killed) is taken over; one left by a dead run on another host
-    must be deleted by hand (the message says so). Two runs started within the same second
-    could both pass the check: the token read back catches most such races.
+    A lock object whose holder is alive refuses the run; one left by a run on this host that
+    has ended (killed) is taken over; one left by a dead run on another host must be deleted
+    by hand (the message says so), as nothing here can tell whether that run still runs.
     """
     path = join(directory, name)
     mine = {
@@ -331,16 +338,16 @@ def _lock_object(directory: str, name: str) -> Lock:
         "token": uuid.uuid4().hex,
         "since": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
     }
-    if kind(path) == "file":
+    while not _create_exclusively(path, json.dumps(mine).encode()):
         held = _lock_holder(path)
-        if not (held.get("host") == mine["host"] and not _alive(held.get("pid"))):
+        if held.get("host") != mine["host"] or _alive(held.get("pid")):
             raise PipelineError(
                 f"output directory {directory} is in use by another sudoku-pipeline run (on "
                 f"{held.get('host', '?')}, pid {held.get('pid', '?')}, since "
                 f"{held.get('since', '?')}); wait for it to finish, or choose another --output. "
                 f"If that run is no longer running, delete {path} and rerun"
             )
-    write_bytes(path, json.dumps(mine).encode())
+        delete(path)  # left by a run on this host that has ended: take it over
     if _lock_holder(path).get("token") != mine["token"]:
         raise _in_use(directory, " (started at the same moment)")
 
@@ -350,6 +357,22 @@ def _lock_object(directory: str, name: str) -> Lock:
         mine["token"] = ""
 
     return Lock(release)
+
+
+def _create_exclusively(url: str, data: bytes) -> bool:
+    """Write ``data`` to ``url`` unless something is there already: whether it was written."""
+    fs, path = _filesystem(url)
+    with _remote_errors("write", url):
+        try:
+            fs.pipe_file(path, data, mode="create")
+            return True
+        except FileExistsError:
+            return False
+        except (TypeError, NotImplementedError):  # no exclusive create here: check, then write
+            if fs.exists(path):
+                return False
+            fs.pipe_file(path, data)
+            return True
 
 
 def _lock_holder(path: str) -> dict[str, Any]:
@@ -376,7 +399,8 @@ def _alive(pid: Any) -> bool:
 
 
 def _filesystem(url: str) -> tuple[Any, str]:
-    """The fsspec filesystem of ``url`` and the path in it."""
+    """The fsspec filesystem of ``url`` and the path in it, with no listing of it or its
+    parents cached: other processes (the workers) write there."""
     try:
         import fsspec
     except ImportError:
@@ -384,9 +408,11 @@ def _filesystem(url: str) -> tuple[Any, str]:
             f"{url} is a URL, and reading or writing URLs needs fsspec; {FSSPEC_HINT}"
         ) from None
     try:
-        return fsspec.core.url_to_fs(url)
+        fs, path = fsspec.core.url_to_fs(url)
+        fs.invalidate_cache(path)
+        return fs, path
     except ImportError as err:  # fsspec names the package its protocol needs
-        raise PipelineError(f"cannot use {url}: {_one_line(err)}; {FSSPEC_HINT}") from None
+        raise PipelineError(f"cannot use {url}: {err}") from None
     except ValueError as err:  # an unknown protocol
         raise PipelineError(f"cannot use {url}: {_one_line(err)}") from None
 
