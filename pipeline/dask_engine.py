@@ -17,8 +17,9 @@ Worker loss is Dask's to handle: a task whose worker dies is rescheduled on anot
 given up), and a unit that raises is retried by Dask (``retries=``), ``ATTEMPTS`` runs in
 all as in the local pool, then given up. A ``PipelineError`` is about the run, not the unit
 (the disk is full), so it is passed back as a value, not retried, and stops the run.
-Retries are idempotent: a part has a deterministic name and is written to a temporary file
-and renamed, so a batch solved twice leaves one complete part. Before a result is counted,
+Retries are idempotent: a part has a deterministic name and is complete or absent (a
+temporary file renamed, or one whole upload to an object store: ``pipeline.storage``), so a
+batch solved twice leaves one complete part. Before a result is counted,
 this process checks that its part exists, is complete and holds the unit's rows, which also
 catches an output directory that the workers do not share with this machine. And a worker
 runs a unit only when its installation computes rows as this machine's does (the digest of

@@ -8,7 +8,8 @@ then runs the units, so the local pool and Dask resume alike:
   ``manifest.json`` says that run had the same inputs and output settings (``fingerprint``),
   or refuses with a one-line message naming the difference.
 - A unit is **done** when its part exists under its final name (parts are written to a
-  temporary file, flushed and renamed, so a part under its final name is complete), its
+  temporary file, flushed and renamed, or uploaded whole to an object store, so a part under its
+  final name is complete), its
   footer reads back, and its metadata says it holds that unit's rows for this run. Its stats
   are recomputed from its own columns, by the same ``table_stats`` a worker runs, so no
   separate stats file can ever disagree with a part. Anything else is redone.
