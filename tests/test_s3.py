@@ -1,9 +1,9 @@
 """Inputs and outputs at fsspec URLs (issue 5): a real S3 API, served locally by moto.
 
-A moto server runs for this module on a free port; the AWS variables point every process at
-it (this one, the forked pool workers, the Dask workers, the command in a subprocess), as
-``AWS_ENDPOINT_URL`` would point a user's at MinIO or any S3-compatible store. Each test
-gets a bucket of its own. Runs on S3 are compared with the same runs on local files.
+A moto server runs for this module on a free port (``tools/local_s3.py``); the AWS variables
+point every process at it (this one, the forked pool workers, the Dask workers, the command in
+a subprocess), as ``AWS_ENDPOINT_URL`` would point a user's at MinIO or any S3-compatible
+store. Each test gets a bucket of its own. Runs on S3 are compared with the same runs on local files.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 import uuid
 from pathlib import Path
 
@@ -25,6 +24,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
+import s3fs
 
 from pipeline import storage
 from pipeline.errors import PipelineError
@@ -32,8 +32,8 @@ from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.summary import summarize
 from tests import runs
+from tools.local_s3 import local_s3
 
-s3fs = pytest.importorskip("s3fs")
 
 DATA = Path(__file__).resolve().parent / "data"
 ROOT = DATA.parent.parent
@@ -44,45 +44,11 @@ PLACES = ("output", "inputs", "wall_seconds", "puzzles_per_second", "solve_secon
 
 @pytest.fixture(scope="module")
 def s3_server():
-    """A moto S3 server on a free port, and the environment that points S3 clients at it."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    endpoint = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(endpoint, timeout=1).close()
-            break
-        except OSError:
-            assert server.poll() is None and time.monotonic() < deadline, "moto did not start"
-            time.sleep(0.1)
-    environment = {
-        "AWS_ENDPOINT_URL": endpoint,
-        "AWS_ACCESS_KEY_ID": "test",
-        "AWS_SECRET_ACCESS_KEY": "test",
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_EC2_METADATA_DISABLED": "true",
-    }
-    saved = {key: os.environ.get(key) for key in environment}
-    os.environ.update(environment)
-    s3fs.S3FileSystem.clear_instance_cache()
-    try:
+    """A moto S3 server, and the AWS variables that point every process at it."""
+    with local_s3() as endpoint:
+        s3fs.S3FileSystem.clear_instance_cache()  # no client of another endpoint is reused
         yield endpoint
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        s3fs.S3FileSystem.clear_instance_cache()
-        server.terminate()
-        server.wait(timeout=10)
+    s3fs.S3FileSystem.clear_instance_cache()
 
 
 @pytest.fixture

@@ -34,8 +34,11 @@ OUT = ROOT / "bench-output"
 COMMAND = Path(sys.executable).parent / "sudoku-pipeline"
 
 
-def run_pipeline(inputs: list[Path], output: Path, *options: str) -> tuple[float, dict]:
-    """Run the command as a user would; its wall time (process start to exit) and summary."""
+def run_pipeline(inputs: list[Path | str], output: Path | str, *options: str) -> tuple[float, dict]:
+    """Run the command as a user would; its wall time (process start to exit) and summary.
+    Inputs and output may be URLs (``s3://...``)."""
+    from pipeline import storage
+
     started = time.perf_counter()
     subprocess.run(
         [
@@ -51,7 +54,7 @@ def run_pipeline(inputs: list[Path], output: Path, *options: str) -> tuple[float
         check=True,
     )
     wall = time.perf_counter() - started
-    return wall, json.loads((output / "summary.json").read_text())
+    return wall, json.loads(storage.read_bytes(storage.join(str(output), "summary.json")))
 
 
 def pure_solve_seconds(path: Path) -> float:
@@ -69,19 +72,14 @@ def pure_solve_seconds(path: Path) -> float:
     return time.perf_counter() - started
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=1_000_000)
-    parser.add_argument("--hard", type=int, default=10_000)
-    parser.add_argument("--workers", type=int, default=2)
-    args = parser.parse_args()
+def kaggle_dataset(rows: int) -> Path | None:
+    """``rows`` Kaggle puzzles as Parquet (random symmetries of the shared 1M sample, built
+    once into bench-output/); None when ../shared/datasets is absent."""
     kaggle = DATASETS / "kaggle_1m_sample.csv"
-    hardest = DATASETS / "forum_hardest_1905_sample.txt"
     if not kaggle.is_file():
-        print(f"bench_pipeline: {DATASETS} is absent (no kaggle_1m_sample.csv); nothing measured.")
-        return
+        return None
     OUT.mkdir(exist_ok=True)
-    data = OUT / f"kaggle_symmetric_{args.rows}.parquet"
+    data = OUT / f"kaggle_symmetric_{rows}.parquet"
     if not data.is_file():
         print(f"building {data.name} ...", flush=True)
         subprocess.run(
@@ -89,12 +87,26 @@ def main() -> None:
                 sys.executable,
                 str(ROOT / "tools" / "make_symmetric_dataset.py"),
                 "--rows",
-                str(args.rows),
+                str(rows),
                 "--out",
                 str(data),
             ],
             check=True,
         )
+    return data
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--hard", type=int, default=10_000)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    hardest = DATASETS / "forum_hardest_1905_sample.txt"
+    data = kaggle_dataset(args.rows)
+    if data is None:
+        print(f"bench_pipeline: {DATASETS} is absent (no kaggle_1m_sample.csv); nothing measured.")
+        return
     load = os.getloadavg()[0]
     if load > 0.5:
         print(
