@@ -119,7 +119,10 @@ def size(where: str) -> int:
             raise PipelineError(f"cannot read {where}: {err.strerror or err}") from None
     fs, path = _filesystem(where)
     with _remote_errors("read", where):
-        return int(fs.size(path))
+        try:
+            return int(fs.size(path))
+        except FileNotFoundError:
+            raise PipelineError(f"cannot read {where}: it is not there (any more)") from None
 
 
 def open_read(where: str) -> BinaryIO:

@@ -268,10 +268,10 @@ def _previous_summary(directory: str) -> dict[str, Any] | None:
 
 def format_summary(summary: dict[str, Any]) -> str:
     """The summary as a plain-text table for a terminal."""
-    rows_out = summary["rows"]["out"]
+    rows_out, parts = summary["rows"]["out"], summary["output"]["parts"]
     lines = [
-        f"{summary['rows']['in']:,} rows in, {rows_out:,} rows out, "
-        f"{summary['output']['parts']} Parquet parts in {summary['output']['directory']}",
+        f"{summary['rows']['in']:,} rows in, {rows_out:,} rows out, {parts:,} Parquet "
+        f"part{'' if parts == 1 else 's'} in {summary['output']['directory']}",
         "",
         f"{'status':<26}{'rows':>12}{'share':>9}",
     ]

@@ -34,7 +34,6 @@ from pipeline.summary import summarize
 from tests import runs
 from tools.local_s3 import local_s3
 
-
 DATA = Path(__file__).resolve().parent / "data"
 ROOT = DATA.parent.parent
 LOCK = ".sudoku-pipeline.lock"
