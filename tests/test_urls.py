@@ -1,4 +1,5 @@
-"""Inputs and outputs at fsspec URLs (issue 5): a real S3 API, served locally by moto.
+"""Inputs and outputs at fsspec URLs (issue 5): a real S3 API, served locally by moto, and
+inputs from a real web server.
 
 A moto server runs for this module on a free port (``tools/local_s3.py``); the AWS variables
 point every process at it (this one, the forked pool workers, the Dask workers, the command in
@@ -8,13 +9,16 @@ store. Each test gets a bucket of its own. Runs on S3 are compared with the same
 
 from __future__ import annotations
 
+import functools
 import gzip
+import http.server
 import json
 import os
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -248,3 +252,23 @@ def _ended_pid() -> int:
     process = subprocess.Popen([sys.executable, "-c", "pass"])
     process.wait()
     return process.pid
+
+
+def test_inputs_from_a_web_server(tmp_path, euler_txt, kaggle_csv):
+    """https:// datasets are read as they are published (fsspec's HTTP filesystem)."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(DATA))
+    handler.log_message = lambda *args: None
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        try:
+            over_http = run([f"{base}/{euler_txt.name}", f"{base}/{kaggle_csv.name}"],
+                            tmp_path / "http", batch_size=10)
+            with pytest.raises(PipelineError, match="input not found: http://.*/nothing.txt"):
+                run([f"{base}/nothing.txt"], tmp_path / "none")
+        finally:
+            server.shutdown()
+    local = run([euler_txt, kaggle_csv], tmp_path / "local", batch_size=10)
+    assert rows(tmp_path / "http").equals(rows(tmp_path / "local"))
+    assert numbers(over_http) == numbers(local)
+    assert over_http["inputs"][0]["path"] == f"{base}/{euler_txt.name}"
