@@ -415,7 +415,8 @@ def _filesystem(url: str) -> tuple[Any, str]:
         fs.invalidate_cache(path)
         return fs, path
     except ImportError as err:  # fsspec names the package its protocol needs
-        raise PipelineError(f"cannot use {url}: {err}") from None
+        extra = ' (pip install ".[s3]")' if url.startswith(("s3://", "s3a://")) else ""
+        raise PipelineError(f"cannot use {url}: {err}{extra}") from None
     except ValueError as err:  # an unknown protocol
         raise PipelineError(f"cannot use {url}: {_one_line(err)}") from None
 

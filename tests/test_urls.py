@@ -242,6 +242,16 @@ def test_other_urls(tmp_path, euler_txt, cli, monkeypatch):
     assert result.exit_code == 2 and "nosuch://bucket/x.csv" in result.output
     assert "Traceback" not in result.output
 
+    # As if s3fs were not installed (in a new process: fsspec keeps the classes it has loaded).
+    without_s3fs = "import sys; sys.modules['s3fs'] = None; from pipeline.cli import main; main()"
+    result = subprocess.run(
+        [sys.executable, "-c", without_s3fs, "solve-dataset", "s3://bucket/x.csv", "-o", out],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: cannot use s3://bucket/x.csv: Install s3fs to access S3 (pip install \".[s3]\")\n"
+    )
     monkeypatch.setitem(sys.modules, "fsspec", None)  # as if fsspec were not installed
     with pytest.raises(PipelineError, match=r"needs fsspec; pip install \".\[s3\]\""):
         storage.kind("s3://bucket/x.csv")
