@@ -7,7 +7,9 @@ only the representation differs:
 - ``fix prune`` at the root is computed by sweeps of per-unit masks of placed digits, and below
   the root by a queue of new singletons (each cell's digit is taken out of its 20 peers once).
   Both reach the closure of naked-single elimination, the same matrix Bird's passes reach
-  whenever the node is not blocked, and a blocked node is blocked either way;
+  whenever the node is not blocked, and a blocked node is blocked either way. Under ``singles``
+  the root computes that closure first, so ``prune_solvable`` costs no second pass, and a grid
+  it completes (most of an easy dataset) skips the hidden-single sweep;
 - ``prune`` once (variant ``once``) is Bird's pass, literally: rows, then columns, then boxes, each
   unit reduced by the singletons it held before its own reduction;
 - hidden singles (rule set ``singles``) are found a unit at a time with two masks: digits seen at
@@ -178,7 +180,8 @@ def _propagate_fixpoint(m, queue, tail, dirty, singles, t):
 
 @njit(cache=True, inline="always")
 def _seed_root(grid, m, blanks, t):
-    """``fix prune (choices grid)`` for the root, by sweeps over the blank cells.
+    """``fix prune (choices grid)`` for the root, by sweeps over the blank cells; returns the
+    number of cells it leaves open, or -1 when the root is blocked.
 
     ``placed[u]`` holds the digits of the singletons of unit ``u``; a blank may hold what none of
     its three units has placed, and one left with a single digit is placed in turn, until a
@@ -196,7 +199,7 @@ def _seed_root(grid, m, blanks, t):
             for k in range(3):
                 u = t.unit_of[cell, k]
                 if placed[u] & bit:
-                    return True
+                    return -1
                 placed[u] |= bit
         else:
             blanks[n_blanks] = cell
@@ -211,7 +214,7 @@ def _seed_root(grid, m, blanks, t):
             left = ALL & ~(placed[units[0]] | placed[units[1]] | placed[units[2]])
             m[cell] = left
             if left == 0:
-                return True
+                return -1
             if t.popcount[left] == 1:
                 placed[units[0]] |= left
                 placed[units[1]] |= left
@@ -221,7 +224,7 @@ def _seed_root(grid, m, blanks, t):
                 blanks[still_open] = cell
                 still_open += 1
         n_blanks = still_open
-    return False
+    return n_blanks
 
 
 @njit(cache=True, inline="always")
@@ -259,16 +262,22 @@ def _blocked(m, t):
 
 
 @njit(cache=True, inline="always")
-def _propagate(grid, m, seed, queue, once, singles, t):
+def _propagate(grid, m, seed, queue, root_open, once, singles, t):
     """Step 1 of a node: ``prune`` once, or to the fixpoint from the root's ``grid`` (``seed``
-    < 0) or from a child's one newly fixed cell ``seed``.  Returns blocked."""
+    < 0) or from a child's one newly fixed cell ``seed``.  Returns blocked.
+
+    A fixpoint root also sets ``root_open[0]`` to the cells ``fix prune`` alone left open (-1:
+    blocked); when it left none, hidden singles have nothing to do.
+    """
     if once:
         if seed < 0:
             _load_choices(grid, m)
         return _prune_once(m, t)
     if seed < 0:
-        if _seed_root(grid, m, queue, t):
-            return True
+        still_open = _seed_root(grid, m, queue, t)
+        root_open[0] = still_open
+        if still_open <= 0:
+            return still_open < 0
         tail = 0
         dirty = ALL_UNITS
     else:
@@ -321,15 +330,15 @@ def _load_choices(grid, m):
 
 
 @njit(cache=True)
-def _solvable_by_propagation(grid, scratch, queue, singles, t):
+def _solvable_by_propagation(grid, scratch, queue, root_open, singles, t):
     """``fix prune (choices g)`` (with ``singles``: and hidden singles) is complete, unblocked."""
-    if _propagate(grid, scratch, -1, queue, False, singles, t):
+    if _propagate(grid, scratch, -1, queue, root_open, False, singles, t):
         return False
     return _pick_cell(scratch, True, t) < 0
 
 
 @njit(cache=True, inline="always")
-def _search(grid, stack, cand, chosen, queue, solution, max_solutions, max_nodes,
+def _search(grid, stack, cand, chosen, queue, root_open, solution, max_solutions, max_nodes,
             once, first, singles, t):
     """Depth-first search from ``choices grid``, as SPEC section 2.
 
@@ -352,7 +361,7 @@ def _search(grid, stack, cand, chosen, queue, solution, max_solutions, max_nodes
             max_depth = depth
         m = stack[depth]
         cand[depth] = 0
-        if not _propagate(grid, m, seed, queue, once, singles, t):
+        if not _propagate(grid, m, seed, queue, root_open, once, singles, t):
             cell = _pick_cell(m, first, t)
             if cell < 0:
                 if depth == 0:
@@ -407,6 +416,7 @@ def solve_grids(grids, max_solutions, max_nodes, once, first, singles, t):
     cand = np.empty(83, np.uint16)
     chosen = np.empty(83, np.int16)
     queue = np.empty(256, np.int16)
+    root_open = np.empty(1, np.int32)
     scratch = np.empty(81, np.uint16)
     timespec = np.zeros(2, np.int64)
 
@@ -419,26 +429,26 @@ def solve_grids(grids, max_solutions, max_nodes, once, first, singles, t):
                 count += 1
         givens[i] = count
         found, visited, deepest, budget_hit, root_complete = _search(
-            grid, stack, cand, chosen, queue, first_solution[i], max_solutions, max_nodes,
-            once, first, singles, t)
+            grid, stack, cand, chosen, queue, root_open, first_solution[i], max_solutions,
+            max_nodes, once, first, singles, t)
         # Repeated givens block the root, so only a one-node, no-solution search needs the check.
         contradictory[i] = visited == 1 and found == 0 and _contradictory(grid, t)
         n_solutions[i] = found
         nodes[i] = visited
         depth[i] = deepest
         budget_exceeded[i] = budget_hit
-        # The search's root is ``fix prune (choices g)`` only for bird + fixpoint, and the
-        # singles fixpoint only under ``singles``; otherwise propagate once more to classify.
-        if once or singles:
-            prune_ok[i] = _solvable_by_propagation(grid, scratch, queue, False, t)
+        # A fixpoint root computes ``fix prune (choices g)`` first (then, under singles, goes
+        # on with hidden singles); the ``once`` root is one pass, so propagate again to classify.
+        if once:
+            prune_ok[i] = _solvable_by_propagation(grid, scratch, queue, root_open, False, t)
         else:
-            prune_ok[i] = root_complete
+            prune_ok[i] = root_open[0] == 0
         if prune_ok[i]:
             singles_ok[i] = True
         elif singles and not once:
             singles_ok[i] = root_complete
         else:
-            singles_ok[i] = _solvable_by_propagation(grid, scratch, queue, True, t)
+            singles_ok[i] = _solvable_by_propagation(grid, scratch, queue, root_open, True, t)
         solve_ns[i] = _now_ns(timespec) - start
     return (contradictory, budget_exceeded, givens, n_solutions, prune_ok, singles_ok, depth,
             nodes, first_solution, solve_ns)
