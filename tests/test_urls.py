@@ -48,9 +48,9 @@ PLACES = ("output", "inputs", "wall_seconds", "puzzles_per_second", "solve_secon
 @pytest.fixture(scope="module")
 def s3_server():
     """A moto S3 server, and the AWS variables that point every process at it."""
-    with local_s3() as endpoint:
+    with local_s3() as server:
         s3fs.S3FileSystem.clear_instance_cache()  # no client of another endpoint is reused
-        yield endpoint
+        yield server.endpoint
     s3fs.S3FileSystem.clear_instance_cache()
 
 
@@ -282,3 +282,24 @@ def test_inputs_from_a_web_server(tmp_path, euler_txt, kaggle_csv):
     assert rows(tmp_path / "http").equals(rows(tmp_path / "local"))
     assert numbers(over_http) == numbers(local)
     assert over_http["inputs"][0]["path"] == f"{base}/{euler_txt.name}"
+
+
+@pytest.mark.slow  # about 20 s: the S3 client retries before it gives up
+def test_an_object_store_that_goes_away_mid_run_is_a_one_line_error(tmp_path, s3_server):
+    with local_s3() as server:  # a server of its own, to kill (this one's variables meanwhile)
+        s3 = s3fs.S3FileSystem(use_listings_cache=False, skip_instance_cache=True)
+        s3.mkdir("going-away")
+        dataset = runs.write_slow_dataset(tmp_path / "slow.txt")
+        process = runs.start(runs.command(dataset, "s3://going-away/out", *runs.SLOW_OPTIONS))
+        deadline = time.monotonic() + 60
+        while part_count(s3, "s3://going-away/out") < 3:
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.05)
+        server.process.kill()
+        _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 2
+    assert stderr.startswith("error: cannot write s3://going-away/out/part-")
+    assert "Could not connect to the endpoint URL" in stderr
+    assert stderr.endswith("the parts already written are kept: rerun the same command once this "
+                           "is fixed, to continue\n")
+    assert stderr.count("\n") == 1

@@ -43,7 +43,7 @@ def main() -> None:
         return
     import s3fs
 
-    with local_s3() as endpoint:
+    with local_s3() as server:
         s3 = s3fs.S3FileSystem(use_listings_cache=False)
         s3.mkdir(BUCKET)
         s3.put(str(data), f"{BUCKET}/{data.name}")
@@ -52,7 +52,7 @@ def main() -> None:
             "local -> s3": (data, f"s3://{BUCKET}/out-local-input"),
             "s3 -> s3": (f"s3://{BUCKET}/{data.name}", f"s3://{BUCKET}/out-s3-input"),
         }
-        print(f"{args.rows:,} Kaggle puzzles, {args.workers} workers, S3 = moto at {endpoint}")
+        print(f"{args.rows:,} Kaggle puzzles, {args.workers} workers, S3 = moto at {server.endpoint}")
         walls: dict[str, list[float]] = {way: [] for way in ways}
         statuses = {}
         for _ in range(args.repeat):

@@ -1,6 +1,6 @@
 """A local S3 server (moto, from the dev extra) for the tests and benchmarks of s3:// URLs.
 
-    with local_s3() as endpoint:   # http://127.0.0.1:PORT
+    with local_s3() as server:     # server.endpoint: http://127.0.0.1:PORT
         ...                        # s3fs, polars, the command: all reach it through AWS_*
 
 The AWS variables of this process point every S3 client at the server, and the processes it
@@ -18,11 +18,17 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from typing import NamedTuple
+
+
+class Server(NamedTuple):
+    endpoint: str
+    process: subprocess.Popen  # kill it to see what an unreachable store does
 
 
 @contextlib.contextmanager
-def local_s3(timeout: float = 30) -> Iterator[str]:
-    """Run a moto S3 server on a free port and set the AWS variables; yield its endpoint.
+def local_s3(timeout: float = 30) -> Iterator[Server]:
+    """Run a moto S3 server on a free port and set the AWS variables; yield it.
     Everything is restored, and the server stopped, on exit."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -44,7 +50,7 @@ def local_s3(timeout: float = 30) -> Iterator[str]:
     try:
         _wait_until_up(server, endpoint, timeout)
         os.environ.update(environment)
-        yield endpoint
+        yield Server(endpoint, server)
     finally:
         for key, value in saved.items():
             if value is None:
