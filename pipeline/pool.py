@@ -19,7 +19,8 @@ Faults:
   output directory is read-only): it stops the run and is raised here, as is any exception
   from iterating the units (an input that cannot be read).
 - Stopping for any reason (Ctrl-C included) kills the workers at once rather than waiting
-  for their batches; what they were writing is a temporary file, never a part. Workers die
+  for their batches; what they were writing is a temporary file (or an upload not yet
+  made), never a part. Workers die
   with this process too, even on ``kill -9`` (Linux), so a killed run leaves no orphans.
 """
 
