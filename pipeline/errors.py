@@ -1,4 +1,4 @@
-"""The one exception the pipeline raises for expected failures."""
+"""The one exception the pipeline raises for expected failures, and how others are quoted in it."""
 
 
 class PipelineError(Exception):
@@ -22,3 +22,8 @@ class RunIncomplete(PipelineError):
     def __init__(self, message: str, summary: dict | None = None):
         super().__init__(message)
         self.summary = summary
+
+
+def one_line(err: BaseException) -> str:
+    """An exception's message on one line (its type's name when it has none)."""
+    return " ".join(str(err).split()) or type(err).__name__

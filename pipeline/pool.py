@@ -38,7 +38,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, one_line
 
 U = TypeVar("U")
 R = TypeVar("R")
@@ -200,7 +200,7 @@ class _FanOut(Generic[U, R]):
             elif isinstance(error, PipelineError):
                 raise error
             elif isinstance(error, Exception):
-                self._retry(task, f"{type(error).__name__}: {_one_line(error)}", alone=False)
+                self._retry(task, f"{type(error).__name__}: {one_line(error)}", alone=False)
             else:  # KeyboardInterrupt or SystemExit in a worker: not the unit's fault
                 raise error
 
@@ -229,10 +229,6 @@ class _FanOut(Generic[U, R]):
 
 
 _END = object()
-
-
-def _one_line(err: BaseException) -> str:
-    return " ".join(str(err).split()) or type(err).__name__
 
 
 def _context() -> multiprocessing.context.BaseContext:

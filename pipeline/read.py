@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline import storage
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, one_line
 
 PUZZLE_NAMES = ("puzzle", "puzzles", "quizzes", "quiz", "grid", "sudoku", "board")
 SOLUTION_NAMES = ("solution", "solutions")
@@ -242,11 +242,6 @@ def _pick_column(
     )
 
 
-def _one_line(err: BaseException) -> str:
-    """An exception's message on one line."""
-    return " ".join(str(err).split()) or type(err).__name__
-
-
 def _read_errors_as_pipeline_errors(
     path: str, batches: Iterator[pa.RecordBatch]
 ) -> Iterator[pa.RecordBatch]:
@@ -257,7 +252,7 @@ def _read_errors_as_pipeline_errors(
         raise
     except (pa.ArrowException, OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
         raise PipelineError(
-            f"cannot read {path}: {_one_line(err)} (is the file complete, and in the format "
+            f"cannot read {path}: {one_line(err)} (is the file complete, and in the format "
             "its name says?)"
         ) from None
 
@@ -286,7 +281,7 @@ def _csv_header(path: str) -> list[str]:
             header = next(reader, None)
             first = next((record for record in reader if record), None)
     except (OSError, EOFError, zlib.error, csv.Error) as err:
-        raise PipelineError(f"cannot read {path}: {_one_line(err)}") from None
+        raise PipelineError(f"cannot read {path}: {one_line(err)}") from None
     except UnicodeDecodeError:
         raise PipelineError(
             f"cannot read {path}: its first lines are not UTF-8 text (re-save it as UTF-8)"
@@ -311,28 +306,23 @@ def _csv_header(path: str) -> list[str]:
 def _csv_batches(path: str, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     """Stream a CSV file, every column read as text exactly as written (no null values,
     no type inference), so nothing depends on how the file is chunked."""
-    with storage.arrow_source(path) as source:
-        if not isinstance(source, str):  # an fsspec file: Arrow cannot see its name
-            source = pa.input_stream(source, compression="gzip" if _gzipped(path) else None)
-        yield from _arrow_csv_batches(path, source, schema)
-
-
-def _arrow_csv_batches(path: str, source, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
     from pyarrow import csv as pacsv
 
-    reader = pacsv.open_csv(
-        source,
-        read_options=pacsv.ReadOptions(
-            column_names=schema.names, skip_rows=1, block_size=CSV_BLOCK_BYTES, use_threads=False
-        ),
-        convert_options=pacsv.ConvertOptions(
-            column_types=dict(zip(schema.names, schema.types, strict=True)),
-            strings_can_be_null=False,
-            quoted_strings_can_be_null=False,
-        ),
+    read_options = pacsv.ReadOptions(
+        column_names=schema.names, skip_rows=1, block_size=CSV_BLOCK_BYTES, use_threads=False
+    )
+    convert_options = pacsv.ConvertOptions(
+        column_types=dict(zip(schema.names, schema.types, strict=True)),
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
     )
     try:
-        yield from reader
+        with storage.arrow_source(path) as source:
+            if not isinstance(source, str):  # an fsspec file: Arrow cannot see its name
+                source = pa.input_stream(source, compression="gzip" if _gzipped(path) else None)
+            yield from pacsv.open_csv(
+                source, read_options=read_options, convert_options=convert_options
+            )
     except pa.ArrowInvalid as err:
         if "straddling" not in str(err):
             raise
@@ -356,7 +346,7 @@ def _parquet_schema(path: str) -> tuple[pa.Schema, int]:
             return file.schema_arrow.remove_metadata(), file.metadata.num_rows
     except (pa.ArrowException, OSError) as err:
         raise PipelineError(
-            f"cannot read {path}: not a readable Parquet file ({_one_line(err)})"
+            f"cannot read {path}: not a readable Parquet file ({one_line(err)})"
         ) from None
 
 

@@ -21,7 +21,6 @@ The directory may be a URL (``s3://bucket/run``): ``pipeline.storage`` does the 
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import os
 import re
@@ -31,7 +30,13 @@ from typing import Any
 from pipeline import storage
 from pipeline.errors import PipelineError
 from pipeline.settings import OUTPUT_KEYS
-from pipeline.summary import PART_GLOB, STATS_COLUMNS, SUMMARY_FILE, part_names, table_stats
+from pipeline.summary import (
+    STATS_COLUMNS,
+    SUMMARY_FILE,
+    is_part_name,
+    part_names,
+    table_stats,
+)
 from pipeline.work import METADATA_KEY, PART_METADATA_KEY, run_metadata
 
 MANIFEST_FILE = "manifest.json"
@@ -178,7 +183,7 @@ def finished_parts(
 def is_ours(entry: storage.Entry) -> bool:
     """Whether ``entry`` is a file that sudoku-pipeline writes into an output directory."""
     return entry.is_file and (
-        fnmatch.fnmatchcase(entry.name, PART_GLOB)
+        is_part_name(entry.name)
         or entry.name in (MANIFEST_FILE, SUMMARY_FILE, LOCK_FILE)
         or storage.is_temporary(entry.name)
     )

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, one_line
 
 FSSPEC_HINT = 'pip install ".[s3]" for s3:// (fsspec and s3fs); gcsfs for gs://, adlfs for az://'
 # Filesystems that live inside one process: workers could never share them.
@@ -445,5 +445,5 @@ def _remote_errors(action: str, url: str, hint: str = "") -> Iterator[None]:
 
 
 def _one_line(err: BaseException) -> str:
-    text = " ".join(str(err).split())
-    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+    """The message with its type, which says more than most messages of these libraries."""
+    return f"{type(err).__name__}: {one_line(err)}" if str(err).strip() else type(err).__name__

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import storage
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, one_line
 
 STATUSES = (
     "invalid",
@@ -172,13 +172,14 @@ def write_summary(directory: str | os.PathLike, summary: dict[str, Any]) -> str:
     return path
 
 
+def is_part_name(name: str) -> bool:
+    return fnmatch.fnmatchcase(name, PART_GLOB)
+
+
 def part_names(directory: str) -> list[str]:
     """The names of the Parquet parts in ``directory``, sorted (that is, in input order)."""
-    return [
-        entry.name
-        for entry in storage.listing(directory)
-        if entry.is_file and fnmatch.fnmatchcase(entry.name, PART_GLOB)
-    ]
+    entries = storage.listing(directory)
+    return [entry.name for entry in entries if entry.is_file and is_part_name(entry.name)]
 
 
 def summarize(directory: str | os.PathLike) -> dict[str, Any]:
@@ -211,7 +212,7 @@ def summarize(directory: str | os.PathLike) -> dict[str, Any]:
                 metadata = file.schema_arrow.metadata or {}
                 table = file.read(columns=list(STATS_COLUMNS))
         except (pa.ArrowException, OSError) as err:
-            raise PipelineError(f"cannot read {path}: {' '.join(str(err).split())}") from None
+            raise PipelineError(f"cannot read {path}: {one_line(err)}") from None
         if METADATA_KEY not in metadata or PART_METADATA_KEY not in metadata:
             raise PipelineError(f"{path} was not written by sudoku-pipeline (no run metadata)")
         if run_bytes is None:

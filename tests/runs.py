@@ -135,3 +135,10 @@ def assert_same_run(out: Path, reference: Path) -> None:
     assert summary(out) == summary(reference)
     leftovers = sorted(p.name for p in out.iterdir() if p.name.startswith("."))
     assert leftovers == [], leftovers  # no temporary file, no lock file
+
+
+def assert_rerun_completes(args: list[str], out: Path, reference: Path) -> None:
+    """The same command, run again, finishes the run in ``out`` as ``reference`` has it."""
+    again = run(args)
+    assert again.returncode == 0, again.stderr
+    assert_same_run(out, reference)

@@ -206,9 +206,7 @@ def test_a_full_disk_is_a_clean_error_and_the_rerun_continues(notes, small_disk)
         assert pq.read_metadata(part).num_rows == 10  # complete, readable parts only
 
     remount("size=16m")
-    again = runs.run(args)
-    assert again.returncode == 0, again.stderr
-    runs.assert_same_run(out, reference)
+    runs.assert_rerun_completes(args, out, reference)
 
 
 def test_a_file_size_limit_is_a_clean_error_and_the_rerun_continues(notes, tmp_path):
@@ -227,9 +225,7 @@ def test_a_file_size_limit_is_a_clean_error_and_the_rerun_continues(notes, tmp_p
         limited.stderr
     )
     assert 1 <= len(runs.parts(out)) < 6
-    again = runs.run(args)
-    assert again.returncode == 0, again.stderr
-    runs.assert_same_run(out, reference)
+    runs.assert_rerun_completes(args, out, reference)
 
 
 def test_a_read_only_output_is_a_clean_error_and_the_rerun_continues(notes, small_disk):
@@ -252,9 +248,7 @@ def test_a_read_only_output_is_a_clean_error_and_the_rerun_continues(notes, smal
     )
 
     remount("rw")
-    again = runs.run(args)
-    assert again.returncode == 0, again.stderr
-    runs.assert_same_run(out, reference)
+    runs.assert_rerun_completes(args, out, reference)
     assert json.loads((out / "summary.json").read_text())["resumed_rows"] == 40
 
 

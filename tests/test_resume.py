@@ -47,9 +47,7 @@ def test_kill_9_of_the_run_then_the_same_command_continues_it(slow, tmp_path):
     assert 8 <= kept < runs.SLOW_PARTS
     assert not (out / "summary.json").exists()
 
-    again = runs.run(args)
-    assert again.returncode == 0, again.stderr
-    runs.assert_same_run(out, reference)
+    runs.assert_rerun_completes(args, out, reference)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["resumed_rows"] == 6 * kept  # the kept parts were not solved again
 
@@ -71,9 +69,7 @@ def test_ctrl_c_stops_at_once_keeps_the_parts_and_says_how_to_continue(slow, tmp
     assert 4 <= len(runs.parts(out)) < runs.SLOW_PARTS
     assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []  # cleaned up
 
-    again = runs.run(args)
-    assert again.returncode == 0, again.stderr
-    runs.assert_same_run(out, reference)
+    runs.assert_rerun_completes(args, out, reference)
 
 
 def test_a_time_limit_stops_the_run_and_the_same_command_continues_it(slow, tmp_path):
