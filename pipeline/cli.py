@@ -64,6 +64,7 @@ def solve_command(
     """
     import solver
     from solver.bird import put, read_mat
+    from solver.grid import strip_line_ending
 
     try:
         result = solver.solve(
@@ -80,7 +81,7 @@ def solve_command(
     if result.status == "invalid":
         raise _fail(f"not a puzzle: {result.error}")
     typer.echo("puzzle:")
-    typer.echo(put(read_mat(solver.api.strip_line_ending(puzzle))))
+    typer.echo(put(read_mat(strip_line_ending(puzzle))))
     if result.first_solution is not None:
         typer.echo("first solution:")
         typer.echo(put(read_mat(result.first_solution)))

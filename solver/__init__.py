@@ -1,31 +1,39 @@
 """Richard Bird's Sudoku solver, literally (``solver.bird``) and fast (``solver.fast``).
 
+Importing the package compiles nothing and does not load numba: the fast engine is loaded
+the first time it runs.
+
 >>> import solver
 >>> solver.solve("." * 81).n_solutions
 2
 """
 
 from solver.api import (
-    CELL_VARIANTS,
-    DEFAULT_MAX_NODES,
-    ENGINES,
-    PRUNE_VARIANTS,
-    RULE_SETS,
-    STATUSES,
     BatchResult,
     Result,
-    contradiction,
-    parse_error,
     solve,
     solve_ascii,
     solve_grids,
     solve_strings,
 )
+from solver.grid import contradiction, parse_error
+from solver.records import SearchColumns
+from solver.vocabulary import (
+    CELL_VARIANTS,
+    DEFAULT_MAX_NODES,
+    MAX_NODES_LIMIT,
+    PRUNE_VARIANTS,
+    RULE_SETS,
+    SOLVER_ENGINES,
+    STATUSES,
+    SearchOptions,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "CELL_VARIANTS", "DEFAULT_MAX_NODES", "ENGINES", "PRUNE_VARIANTS", "RULE_SETS", "STATUSES",
-    "BatchResult", "Result", "contradiction", "parse_error", "solve", "solve_ascii",
-    "solve_grids", "solve_strings", "__version__",
+    "CELL_VARIANTS", "DEFAULT_MAX_NODES", "MAX_NODES_LIMIT", "PRUNE_VARIANTS", "RULE_SETS",
+    "SOLVER_ENGINES", "STATUSES", "BatchResult", "Result", "SearchColumns", "SearchOptions",
+    "contradiction", "parse_error", "solve", "solve_ascii", "solve_grids", "solve_strings",
+    "__version__",
 ]

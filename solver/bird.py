@@ -2,8 +2,8 @@
 
 A reader holding the seeds (``../shared/seeds``) should find every equation here under its own
 name.  Seed 000 is Bird's lecture code, 001 the derivation slides, 002 the Edinburgh tutorial
-(``showGrid``, ``put``, ``readMat``, ``showMat``, ``many``), 003 Hutton's note (``fix``, ``void``,
-``safe``, ``blocked``, ``expand`` at the first open cell).
+(``showGrid``, ``put``, ``readMat``, ``showMat``; its ``many`` is ``fix``), 003 Hutton's note
+(``fix``, ``void``, ``safe``, ``blocked``, ``expand`` at the first open cell).
 
 Glossary (Bird's types, as Python values)::
 
@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from itertools import islice
 from math import isqrt
 
-BLANKS = ".0 -_"
-ALL_DIGITS = "123456789"
-
+from solver.vocabulary import BLANKS
+from solver.vocabulary import DIGITS as ALL_DIGITS
 
 # -- 0. Basic data types ---------------------------------------------------------------------------
 
@@ -145,9 +144,6 @@ def fix(f: Callable, x):
         if x2 == x:
             return x
         x = x2
-
-
-many = fix
 
 
 # -- 2b. Hidden singles (the ``singles`` rule set of SPEC.md, in Bird's style) --------------------

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import solver  # noqa: E402
-from solver import api  # noqa: E402
+from solver.grid import ascii_rows, grids_from_ascii  # noqa: E402
 
 DEFAULT_DATASETS = ROOT.parent / "shared" / "datasets"
 
@@ -67,12 +67,12 @@ def load(path: Path) -> list[str]:
 
 
 def grids_of(puzzles: list[str]) -> np.ndarray:
-    rows, errors = api.ascii_rows(puzzles)
+    rows, errors = ascii_rows(puzzles)
     assert not any(errors), "benchmark sets hold only well-formed puzzles"
-    return api.grids_from_ascii(rows)[0]
+    return grids_from_ascii(rows)[0]
 
 
-def timed(grids: np.ndarray, repeats: int, **options) -> tuple[float, tuple]:
+def timed(grids: np.ndarray, repeats: int, **options) -> tuple[float, solver.SearchColumns]:
     """Median seconds of ``repeats`` runs of the fast engine on ``grids``, and the columns."""
     seconds = []
     for _ in range(repeats):
@@ -102,7 +102,7 @@ def headline(datasets: Path, repeats: int) -> None:
     print(f"kaggle_1m_sample.csv x5  {len(kaggle) / seconds:12,.0f} puzzles/s   (target 400,000)")
     top = grids_of(load(datasets / "top1465.txt"))
     seconds, columns = timed(top, repeats)
-    nodes = columns[7].sum()
+    nodes = columns.search_nodes.sum()
     print(f"top1465.txt              {nodes / seconds:12,.0f} nodes/s     (target 1,500,000)"
           f"   {len(top) / seconds:,.0f} puzzles/s, mean {nodes / len(top):,.0f} nodes")
 
@@ -116,7 +116,8 @@ def speedup(datasets: Path) -> None:
         reference = solver.solve_grids(grids, engine="reference")
         reference_s = time.perf_counter() - start
         fast_s, columns = timed(grids, 5)
-        same = all(np.array_equal(a, b) for a, b in zip(reference[:-1], columns[:-1], strict=True))
+        same = all(np.array_equal(a, b)  # every column but solve_ns, the last
+                   for a, b in zip(reference[:-1], columns[:-1], strict=True))
         print(f"{name:24s} {len(puzzles):5d} puzzles: reference {reference_s:8.3f} s, "
               f"fast {fast_s * 1000:8.3f} ms, speedup {reference_s / fast_s:10,.0f}x, "
               f"identical columns: {same}")
@@ -137,12 +138,13 @@ def per_set(datasets: Path, repeats: int) -> None:
             puzzles = sample(everything, size)
             grids = grids_of(puzzles)
             seconds, columns = timed(grids, repeats, rules=rules)
-            budget, nodes, depth = columns[1], columns[7], columns[6]
+            budget, nodes, depth = columns.budget_exceeded, columns.search_nodes, columns.search_depth
             label = name if size is None else f"{name} ({len(puzzles)} of {len(everything)})"
             print(f"{label:31s} {rules:7s} {len(puzzles):8d} {len(puzzles) / seconds:11,.0f} "
                   f"{nodes.sum() / seconds:11,.0f} {nodes.mean():11,.1f} {nodes.max():10,d} "
                   f"{depth_summary(depth):>12s} {budget.sum():10d} "
-                  f"{columns[4].mean():11.1%} {columns[5].mean():13.1%}", flush=True)
+                  f"{columns.prune_solvable.mean():11.1%} "
+                  f"{columns.singles_solvable.mean():13.1%}", flush=True)
 
 
 def main() -> int:

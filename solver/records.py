@@ -1,0 +1,37 @@
+"""Records that cross the solver's boundaries: named columns instead of positional tuples."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class SearchColumns(NamedTuple):
+    """What the search found for each row of a batch (SPEC section 3's numbers), as arrays."""
+
+    contradictory: np.ndarray  # bool: givens repeat a digit in a unit
+    budget_exceeded: np.ndarray  # bool
+    givens: np.ndarray  # int8
+    n_solutions: np.ndarray  # int32
+    prune_solvable: np.ndarray  # bool
+    singles_solvable: np.ndarray  # bool
+    search_depth: np.ndarray  # int32
+    search_nodes: np.ndarray  # int64
+    first_solution: np.ndarray  # (n, 81) uint8 ASCII digits; zero bytes when there is none
+    solve_ns: np.ndarray  # int64 wall time per row
+
+    @classmethod
+    def empty(cls, n: int) -> SearchColumns:
+        return cls(
+            contradictory=np.zeros(n, np.bool_),
+            budget_exceeded=np.zeros(n, np.bool_),
+            givens=np.zeros(n, np.int8),
+            n_solutions=np.zeros(n, np.int32),
+            prune_solvable=np.zeros(n, np.bool_),
+            singles_solvable=np.zeros(n, np.bool_),
+            search_depth=np.zeros(n, np.int32),
+            search_nodes=np.zeros(n, np.int64),
+            first_solution=np.zeros((n, 81), np.uint8),
+            solve_ns=np.zeros(n, np.int64),
+        )
