@@ -1,0 +1,443 @@
+"""The canonical ("minlex") form of a Sudoku puzzle (SPEC section 6), compiled with numba.
+
+SPEC section 6: "over all cell symmetries, take those that give the lexicographically least
+pattern (the most leading blanks first); over those, with digits renamed 1, 2, 3, ... in order of
+first appearance, the lexicographically least digit string.  Written as 81 characters with `.` for
+blanks."  ``solver.canonical_reference`` walks the 3,359,232 cell symmetries one by one; this
+module reaches the same string without visiting them:
+
+- **the pattern, row by row.**  A cell symmetry is a transposition, an order of the 9 source
+  rows (bands kept together) and an order of the 9 source columns (stacks kept together).  The
+  canonical pattern is built one row at a time.  A *candidate* is a transposition and the source
+  rows of the canonical rows placed so far, together with the set of column orders that give
+  those rows their least pattern.  That set is always "tied groups": the stacks in an order
+  where neighbours may be tied (still interchangeable), and within each stack its three columns
+  in an order where neighbours may be tied.  Placing a source row under a candidate sorts every
+  tied group, blanks first, and splits the groups where a blank meets a given: one table look-up
+  per stack, one for the stacks.  All candidates are extended by every allowed source row, and
+  only those reaching the least row seen at this depth survive (breadth first: nothing deeper is
+  ever built for a prefix that loses).
+- **the digits, only among the survivors.**  After row 9 the survivors are exactly the cell
+  symmetries giving the least pattern, as (transposition, row order, tied column groups).  For
+  each column order the groups allow, the givens are read in canonical order and renamed by first
+  appearance; the reading stops at the first given that is worse than the best string so far.
+
+Glossary: ``t`` transposed (0 or 1); ``mask`` a source row's pattern, bit ``8 - c`` for column
+``c``; ``raw`` a stack's three bits of a mask; ``q`` an order of three things (an index into
+``PERMS3``: position ``i`` holds thing ``PERMS3[q][i]``); ``g`` the ties of three positions (bit
+0: positions 0 and 1 are separated, bit 1: positions 1 and 2); a stack's *state* is ``q * 4 + g``
+for its columns; ``h`` the ties of the three stack slots.
+
+Nothing is compiled at import: numba compiles (or loads from its cache) on the first call.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+PERMS3 = np.array(list(permutations(range(3))), np.int8)  # index 0 is the identity
+BLANK_BYTES = b".0 -_"
+MAX_CANDIDATES = 2 * 1296  # transpositions x row orders: candidates are distinct prefixes of these
+INVALID = 255  # the cell value of a byte that is neither a digit nor a blank
+
+
+class Tables(NamedTuple):
+    """Constant tables the compiled code reads (passed in, so numba's cache works)."""
+
+    perms3: np.ndarray  # (6, 3) the orders of three things
+    best_triple: np.ndarray  # (24 * 8,) state, raw -> least triple | new state << 3
+    best_stacks: np.ndarray  # (4 * 512,) h, three triples -> row | slot order << 9 | new h << 12
+    arrangements: np.ndarray  # (24, 6) the column orders a stack state allows (states, g = 3)
+    n_arrangements: np.ndarray  # (24,)
+    slot_orders: np.ndarray  # (4, 6) the slot orders ties h allow
+    n_slot_orders: np.ndarray  # (4,)
+    cell_of_byte: np.ndarray  # (256,) ASCII byte -> 0 blank, 1..9 digit, INVALID otherwise
+
+
+def _groups(ties: int) -> list[list[int]]:
+    """The runs of tied positions among three: ``ties`` bit j separates positions j and j + 1."""
+    groups = [[0]]
+    for j in (1, 2):
+        if (ties >> (j - 1)) & 1:
+            groups.append([j])
+        else:
+            groups[-1].append(j)
+    return groups
+
+
+def _sort_tied(values: list[int], ties: int) -> tuple[list[int], int]:
+    """The least order of three values that only moves values within their tied runs (stable),
+    and the ties left: neighbours stay tied when their values are equal."""
+    order = [i for group in _groups(ties) for i in sorted(group, key=lambda i: values[i])]
+    left = ties
+    for j in (0, 1):
+        if values[order[j]] != values[order[j + 1]]:
+            left |= 1 << j
+    return order, left
+
+
+def _perm_index(order) -> int:
+    return [tuple(p) for p in PERMS3.tolist()].index(tuple(int(i) for i in order))
+
+
+def _tables() -> Tables:
+    perms = PERMS3.tolist()
+    best_triple = np.zeros(24 * 8, np.int16)
+    for q in range(6):
+        for g in range(4):
+            for raw in range(8):
+                bits = [(raw >> (2 - perms[q][i])) & 1 for i in range(3)]
+                order, left = _sort_tied(bits, g)
+                least = sum(bits[order[i]] << (2 - i) for i in range(3))
+                q_new = _perm_index([perms[q][order[i]] for i in range(3)])
+                best_triple[(q * 4 + g) * 8 + raw] = least | (q_new * 4 + left) << 3
+    best_stacks = np.zeros(4 * 512, np.int16)
+    for h in range(4):
+        for key in range(512):
+            triples = [key >> 6, (key >> 3) & 7, key & 7]
+            order, left = _sort_tied(triples, h)
+            row = sum(triples[order[i]] << (6 - 3 * i) for i in range(3))
+            best_stacks[h * 512 + key] = row | _perm_index(order) << 9 | left << 12
+    arrangements = np.zeros((24, 6), np.int8)
+    n_arrangements = np.zeros(24, np.int8)
+    slot_orders = np.zeros((4, 6), np.int8)
+    n_slot_orders = np.zeros(4, np.int8)
+    for g in range(4):
+        # The orders that only move things within tied runs: those that keep every run's set.
+        allowed = [p for p in range(6)
+                   if all({perms[p][i] for i in group} == set(group) for group in _groups(g))]
+        slot_orders[g, :len(allowed)] = allowed
+        n_slot_orders[g] = len(allowed)
+        for q in range(6):
+            states = [_perm_index([perms[q][perms[p][i]] for i in range(3)]) * 4 + 3
+                      for p in allowed]
+            arrangements[q * 4 + g, :len(states)] = states
+            n_arrangements[q * 4 + g] = len(states)
+    cell_of_byte = np.full(256, INVALID, np.uint8)
+    cell_of_byte[np.frombuffer(b"123456789", np.uint8)] = np.arange(1, 10, dtype=np.uint8)
+    cell_of_byte[np.frombuffer(BLANK_BYTES, np.uint8)] = 0
+    return Tables(PERMS3, best_triple, best_stacks, arrangements, n_arrangements, slot_orders,
+                  n_slot_orders, cell_of_byte)
+
+
+TABLES = _tables()
+
+
+# -- the pattern ----------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _place_row(mask, stack, state, ties, t):
+    """The least canonical row the source row ``mask`` can become under a candidate's column
+    groups (``stack``: the source stack in each slot, ``state``: each slot's column state,
+    ``ties``: the slots' ties), and how the groups split: (row, slot order, new ties, and the
+    three new slot states packed 5 bits each, in the old slot order)."""
+    a0 = t.best_triple[state[0] * 8 + ((mask >> (6 - 3 * stack[0])) & 7)]
+    a1 = t.best_triple[state[1] * 8 + ((mask >> (6 - 3 * stack[1])) & 7)]
+    a2 = t.best_triple[state[2] * 8 + ((mask >> (6 - 3 * stack[2])) & 7)]
+    sorted_stacks = t.best_stacks[ties * 512 + (a0 & 7) * 64 + (a1 & 7) * 8 + (a2 & 7)]
+    new_states = (a0 >> 3) | (a1 >> 3) << 5 | (a2 >> 3) << 10
+    return sorted_stacks & 511, (sorted_stacks >> 9) & 7, sorted_stacks >> 12, new_states
+
+
+@njit(cache=True, inline="always")
+def _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, pattern, t):
+    """Breadth first over the canonical rows 0..8: ``pattern[k]`` becomes the least row k of
+    any cell symmetry whose rows 0..k-1 are least, and the returned count of candidates (in
+    buffer 8 % 2 = 0) are all the ways to reach the least whole pattern.
+
+    Buffers: ``stacks``, ``states``, ``ties``, ``flip`` (transposed) and ``used`` (source rows
+    placed) are double-buffered by depth parity; ``rows`` and ``parents`` keep every depth, so
+    a survivor's row order can be read back.
+    """
+    n = 0
+    for depth in range(9):
+        now, before = depth % 2, (depth + 1) % 2
+        least = 512
+        n_new = 0
+        n_parents = 2 if depth == 0 else n
+        for i in range(n_parents):
+            if depth == 0:  # the root candidate: nothing placed, every column tied
+                tr = i
+                placed = 0
+                first, last = 0, 9
+                stack = stacks[before, MAX_CANDIDATES - 1]
+                state = states[before, MAX_CANDIDATES - 1]
+                stack[0], stack[1], stack[2] = 0, 1, 2
+                state[0], state[1], state[2] = 0, 0, 0
+                tie = 0
+            else:
+                tr = flip[before, i]
+                placed = used[before, i]
+                stack = stacks[before, i]
+                state = states[before, i]
+                tie = ties[before, i]
+                if depth % 3 == 0:  # a new band: any row of a band not used yet
+                    first, last = 0, 9
+                else:  # the rest of the current band
+                    first = 3 * (rows[depth - 1, i] // 3)
+                    last = first + 3
+            for r in range(first, last):
+                if (placed >> r) & 1 or (depth % 3 == 0 and (placed >> (r - r % 3)) & 7):
+                    continue
+                row, order, new_ties, new_states = _place_row(masks[tr, r], stack, state, tie, t)
+                if row > least:
+                    continue
+                if row < least:
+                    least = row
+                    n_new = 0
+                k = n_new
+                n_new += 1
+                rows[depth, k] = r
+                parents[depth, k] = i
+                flip[now, k] = tr
+                used[now, k] = placed | (1 << r)
+                ties[now, k] = new_ties
+                for slot in range(3):
+                    old = t.perms3[order, slot]
+                    stacks[now, k, slot] = stack[old]
+                    states[now, k, slot] = (new_states >> (5 * old)) & 31
+        pattern[depth] = least
+        n = n_new
+    return n
+
+
+# -- the digits -----------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _read_givens(source, row_start, cols, given_row, given_col, n_givens, best, name, seen, read,
+                 improved):
+    """Rename the givens of one cell symmetry (canonical cell (given_row[k], given_col[k]) is
+    source cell row_start[given_row[k]] + cols[given_col[k]]) by first appearance and compare
+    them with ``best``; when they are less, or ``improved`` already, write them into ``best``.
+    Returns 1 when ``best`` changed, 0 when equal, -1 when worse.
+
+    ``seen[d] == read`` marks the digits named in this reading (``read`` is new every time), so
+    nothing is cleared between readings, most of which stop after a few givens.
+    """
+    next_name = 1
+    status = 1 if improved else 0
+    for k in range(n_givens):
+        d = source[row_start[given_row[k]] + cols[given_col[k]]]
+        if seen[d] != read:
+            seen[d] = read
+            name[d] = next_name
+            next_name += 1
+        if status == 0:
+            if name[d] > best[k]:
+                return -1
+            if name[d] < best[k]:
+                status = 1
+        if status == 1:
+            best[k] = name[d]
+    return status
+
+
+@njit(cache=True)
+def _canonical_one(grid, out, symmetry, work, t):
+    """Write the canonical form of ``grid`` (81 values 0..9) into ``out`` (81 ASCII bytes) and
+    the cell symmetry reaching it into ``symmetry``: transposed, the 9 source rows, the 9 source
+    columns (canonical cell (r, c) is source cell (rows[r], cols[c]) of the grid, transposed if
+    so)."""
+    (sources, masks, rows, parents, stacks, states, ties, flip, used, pattern, given_row,
+     given_col, best, name, seen, row_start, cols, src_rows) = work
+    for cell in range(81):
+        d = grid[cell]
+        sources[0, cell] = d
+        sources[1, (cell % 9) * 9 + cell // 9] = d
+    for tr in range(2):
+        for r in range(9):
+            m = 0
+            for c in range(9):
+                if sources[tr, r * 9 + c]:
+                    m |= 1 << (8 - c)
+            masks[tr, r] = m
+    n = _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, pattern, t)
+
+    n_givens = 0
+    for cell in range(81):
+        if (pattern[cell // 9] >> (8 - cell % 9)) & 1:
+            given_row[n_givens] = cell // 9
+            given_col[n_givens] = cell % 9
+            n_givens += 1
+    if n_givens == 0:  # every symmetry gives 81 blanks; name the identity
+        symmetry[0] = 0
+        for j in range(9):
+            symmetry[1 + j] = j
+            symmetry[10 + j] = j
+        n = 0
+    improved = True  # nothing to compare with yet: the first symmetry read is the best so far
+    read = seen[0]
+    for i in range(n):
+        tr = flip[0, i]
+        k = i
+        for depth in range(8, -1, -1):
+            src_rows[depth] = rows[depth, k]
+            row_start[depth] = 9 * rows[depth, k]
+            k = parents[depth, k]
+        stack = stacks[0, i]
+        state = states[0, i]
+        tie = ties[0, i]
+        for a in range(t.n_slot_orders[tie]):
+            slot_order = t.perms3[t.slot_orders[tie, a]]
+            s0, s1, s2 = slot_order[0], slot_order[1], slot_order[2]
+            for b0 in range(t.n_arrangements[state[s0]]):
+                p0 = t.perms3[t.arrangements[state[s0], b0] // 4]
+                for j in range(3):
+                    cols[j] = 3 * stack[s0] + p0[j]
+                for b1 in range(t.n_arrangements[state[s1]]):
+                    p1 = t.perms3[t.arrangements[state[s1], b1] // 4]
+                    for j in range(3):
+                        cols[3 + j] = 3 * stack[s1] + p1[j]
+                    for b2 in range(t.n_arrangements[state[s2]]):
+                        p2 = t.perms3[t.arrangements[state[s2], b2] // 4]
+                        for j in range(3):
+                            cols[6 + j] = 3 * stack[s2] + p2[j]
+                        read += 1
+                        status = _read_givens(sources[tr], row_start, cols, given_row, given_col,
+                                              n_givens, best, name, seen, read, improved)
+                        improved = False
+                        if status == 1:
+                            symmetry[0] = tr
+                            for j in range(9):
+                                symmetry[1 + j] = src_rows[j]
+                                symmetry[10 + j] = cols[j]
+    seen[0] = read  # a batch's readings never reuse a number (seen[0] is no digit's mark)
+    for cell in range(81):
+        out[cell] = 46  # '.'
+    for k in range(n_givens):
+        out[given_row[k] * 9 + given_col[k]] = 48 + best[k]
+
+
+@njit(cache=True)
+def _work():
+    """The scratch arrays of ``_canonical_one``, allocated once per batch."""
+    return (np.zeros((2, 81), np.uint8),  # sources: the grid, and transposed
+            np.zeros((2, 9), np.int32),  # masks: each source row's pattern
+            np.zeros((9, MAX_CANDIDATES), np.int8),  # rows
+            np.zeros((9, MAX_CANDIDATES), np.int16),  # parents
+            np.zeros((2, MAX_CANDIDATES, 3), np.int8),  # stacks
+            np.zeros((2, MAX_CANDIDATES, 3), np.int8),  # states
+            np.zeros((2, MAX_CANDIDATES), np.int8),  # ties
+            np.zeros((2, MAX_CANDIDATES), np.int8),  # flip
+            np.zeros((2, MAX_CANDIDATES), np.int16),  # used
+            np.zeros(9, np.int32),  # pattern
+            np.zeros(81, np.int32),  # given_row
+            np.zeros(81, np.int32),  # given_col
+            np.zeros(81, np.int32),  # best
+            np.zeros(10, np.int32),  # name
+            np.zeros(10, np.int64),  # seen
+            np.zeros(9, np.int32),  # row_start
+            np.zeros(9, np.int32),  # cols
+            np.zeros(9, np.int32))  # src_rows
+
+
+@njit(cache=True)
+def canonical_batch(grids, out, symmetries, t):
+    """``_canonical_one`` for every row of ``grids`` ((n, 81) values 0..9; rows holding
+    ``INVALID`` are left as zero bytes)."""
+    work = _work()
+    for i in range(grids.shape[0]):
+        bad = False
+        for cell in range(81):
+            if grids[i, cell] > 9:
+                bad = True
+        if bad:
+            out[i, :] = 0
+            symmetries[i, :] = 0
+        else:
+            _canonical_one(grids[i], out[i], symmetries[i], work, t)
+
+
+@njit(cache=True)
+def _cells_of_ascii(rows, cell_of_byte):
+    grids = np.empty(rows.shape, np.uint8)
+    for i in range(rows.shape[0]):
+        for cell in range(81):
+            grids[i, cell] = cell_of_byte[rows[i, cell]]
+    return grids
+
+
+# -- the Python face ------------------------------------------------------------------------------
+
+
+def canonical_grids(grids: np.ndarray) -> np.ndarray:
+    """The canonical forms of an (n, 81) array of cell values (0 blank, 1..9 given), as an
+    (n, 81) uint8 array of ASCII bytes (``.`` for blanks), in one compiled call.
+
+    Contradictory grids (a digit repeated in a unit) have a canonical form like any other.
+    """
+    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    if (grids > 9).any():
+        raise ValueError("cell values must be 0 (blank) to 9")
+    out = np.zeros(grids.shape, np.uint8)
+    canonical_batch(grids, out, np.zeros((len(grids), 19), np.int8), TABLES)
+    return out
+
+
+def canonical_ascii(rows: np.ndarray) -> np.ndarray:
+    """The canonical forms of an (n, 81) array of puzzles as ASCII bytes (digits ``1``-``9``,
+    blanks any of ``.0 -_``), as (n, 81) ASCII bytes, ``.`` for blanks.
+
+    A row holding any other byte is not a puzzle: its output row is 81 zero bytes (never a
+    canonical form, which holds only ``.`` and digits), for the caller to mark invalid (SPEC:
+    null for invalid rows).
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.uint8).reshape(-1, 81)
+    out = np.zeros(rows.shape, np.uint8)
+    grids = _cells_of_ascii(rows, TABLES.cell_of_byte)
+    canonical_batch(grids, out, np.zeros((len(rows), 19), np.int8), TABLES)
+    return out
+
+
+def _grid_of(puzzle: str) -> np.ndarray:
+    """One puzzle string -> 81 cell values; ValueError naming what is wrong."""
+    if not isinstance(puzzle, str):
+        raise ValueError(f"a puzzle is a string of 81 characters, got {type(puzzle).__name__}")
+    if len(puzzle) != 81:
+        raise ValueError(f"a puzzle has 81 characters, got {len(puzzle)}")
+    for cell, ch in enumerate(puzzle):
+        if not ("1" <= ch <= "9" or ch in ".0 -_"):
+            raise ValueError(f"unexpected character {ch!r} at cell {cell} (row {cell // 9 + 1}, "
+                             f"column {cell % 9 + 1}): digits 1-9 are givens, '.0 -_' blanks")
+    return TABLES.cell_of_byte[np.frombuffer(puzzle.encode("ascii"), np.uint8)]
+
+
+def canonical(puzzle: str) -> str:
+    """The canonical form of one puzzle (81 characters: digits, blanks ``.0 -_``), SPEC section 6.
+
+    >>> canonical("." * 80 + "5")
+    '................................................................................1'
+    """
+    return canonical_with_symmetry(puzzle)[0]
+
+
+def canonical_with_symmetry(puzzle: str) -> tuple[str, np.ndarray, np.ndarray]:
+    """(canonical form, cells, relabel): a symmetry taking ``puzzle`` to its canonical form, in
+    ``solver.symmetry``'s terms: ``symmetry.apply(grid, cells, relabel)`` is the canonical grid.
+    Digits absent from the puzzle get the labels left over, in increasing order."""
+    grid = _grid_of(puzzle)
+    out = np.zeros((1, 81), np.uint8)
+    found = np.zeros((1, 19), np.int8)
+    canonical_batch(grid.reshape(1, 81), out, found, TABLES)
+    transposed, src_rows, src_cols = bool(found[0, 0]), found[0, 1:10], found[0, 10:19]
+    rows_at, cols_at = np.meshgrid(src_rows.astype(np.int64), src_cols.astype(np.int64),
+                                   indexing="ij")
+    if transposed:
+        rows_at, cols_at = cols_at, rows_at
+    cells = (rows_at * 9 + cols_at).reshape(81)
+    relabel = np.zeros(10, np.uint8)
+    text = out[0].tobytes().decode()
+    for source, image in zip(grid[cells], text, strict=True):
+        if image != ".":
+            relabel[source] = int(image)
+    spare = iter(sorted(set(range(1, 10)) - set(relabel[1:].tolist())))
+    for d in range(1, 10):
+        if relabel[d] == 0:
+            relabel[d] = next(spare)
+    return text, cells, relabel
