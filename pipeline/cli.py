@@ -7,14 +7,16 @@ numba, the solver) are imported inside the commands, so ``--help`` is quick.
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from pipeline.errors import PipelineError, RunIncomplete
+from pipeline.settings import DECLARED, SETTING_NAMES, SOLVER_OPTIONS, Settings, load_settings
 
 app = typer.Typer(
     name="sudoku-pipeline",
@@ -33,24 +35,54 @@ def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
     return typer.Exit(code)
 
 
+# --- options generated from the settings' declarations -------------------------------------
+
+OPTION_TYPES = {"count": int, "seconds": float, "choice": str, "text": str, "flag": bool}
+# The settings of ``solve`` (one puzzle): those the solver takes.
+SOLVE_SETTINGS = SOLVER_OPTIONS
+
+
+def setting_option(name: str, *, default: Any = None) -> inspect.Parameter:
+    """The CLI option of setting ``name``, from its declaration in ``pipeline.settings``."""
+    declared = DECLARED[name]
+    flag = "--" + name.replace("_", "-")
+    help = declared.help
+    if declared.choices:
+        help += f" One of: {', '.join(declared.choices)}."
+    if declared.zero:
+        help += f" 0 means {declared.zero}."
+    names = [flag, f"-{declared.short}"] if declared.short else [flag]
+    kind = OPTION_TYPES[declared.kind]
+    option = typer.Option(*names, help=help, show_default=default is not None)
+    annotation = Annotated[kind if default is not None else kind | None, option]
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                             annotation=annotation)
+
+
+def with_settings(names: tuple[str, ...], defaults: dict[str, Any] | None = None):
+    """Give a command one option per setting in ``names`` (passed as keyword arguments)."""
+
+    def decorate(command):
+        signature = inspect.signature(command, eval_str=True)
+        given = [p for p in signature.parameters.values() if p.kind != p.VAR_KEYWORD]
+        generated = [setting_option(name, default=(defaults or {}).get(name)) for name in names]
+        command.__signature__ = signature.replace(parameters=given + generated)
+        return command
+
+    return decorate
+
+
 # --- solve: one puzzle ------------------------------------------------------------------
 
 
 @app.command("solve")
+@with_settings(SOLVE_SETTINGS, defaults={name: getattr(Settings(), name) for name in SOLVE_SETTINGS})
 def solve_command(
     puzzle: Annotated[str, typer.Argument(help="81 cells: digits 1-9, blanks . 0 space - _")],
-    max_solutions: Annotated[
-        int, typer.Option(help="Stop after this many solutions (1 means: any one).")
-    ] = 2,
-    max_nodes: Annotated[
-        int, typer.Option(help="Node budget; 0 means the solver's default (5,000,000).")
-    ] = 0,
-    prune: Annotated[str, typer.Option(help="fixpoint or once.")] = "fixpoint",
-    cell: Annotated[str, typer.Option(help="smallest or first.")] = "smallest",
-    rules: Annotated[str, typer.Option(help="bird or singles.")] = "bird",
     engine: Annotated[
         str, typer.Option(help="fast (numba) or reference (Bird's equations, literally).")
     ] = "fast",
+    **settings: Any,
 ) -> None:
     """Solve one puzzle: print it and its first solution as grids, and the search statistics.
 
@@ -67,16 +99,9 @@ def solve_command(
     from solver.grid import strip_line_ending
 
     try:
-        result = solver.solve(
-            puzzle,
-            max_solutions=max_solutions,
-            max_nodes=max_nodes or solver.DEFAULT_MAX_NODES,
-            prune=prune,
-            cell=cell,
-            rules=rules,
-            engine=engine,
-        )
-    except ValueError as err:
+        options = load_settings(**settings).solver_options()
+        result = solver.solve(puzzle, engine=engine, **options)
+    except (ValueError, PipelineError) as err:
         raise _fail(str(err)) from None
     if result.status == "invalid":
         raise _fail(f"not a puzzle: {result.error}")
@@ -110,6 +135,7 @@ def format_result(result) -> str:
 
 
 @app.command("solve-dataset")
+@with_settings(SETTING_NAMES)
 def solve_dataset_command(
     inputs: Annotated[
         list[str],
@@ -129,56 +155,7 @@ def solve_dataset_command(
         Path | None,
         typer.Option(help="TOML settings file (see configs/default.toml); options override it."),
     ] = None,
-    workers: Annotated[int | None, typer.Option(help="Worker processes; 0 means all cores.")] = None,
-    batch_size: Annotated[
-        int | None, typer.Option(help="Rows per batch, i.e. per Parquet part.")
-    ] = None,
-    max_solutions: Annotated[
-        int | None, typer.Option(help="Stop counting solutions at this many (1: find any one).")
-    ] = None,
-    max_nodes: Annotated[
-        int | None, typer.Option(help="Search nodes per puzzle before budget_exceeded.")
-    ] = None,
-    prune: Annotated[str | None, typer.Option(help="fixpoint or once.")] = None,
-    cell: Annotated[str | None, typer.Option(help="smallest or first.")] = None,
-    rules: Annotated[str | None, typer.Option(help="bird or singles (adds hidden singles).")] = None,
-    column: Annotated[
-        str | None, typer.Option(help="Puzzle column (default: found by name, e.g. puzzle).")
-    ] = None,
-    solution_column: Annotated[
-        str | None, typer.Option(help="Published-solution column (default: solution(s)).")
-    ] = None,
-    compression: Annotated[
-        str | None, typer.Option(help="Parquet compression: zstd, snappy, lz4, gzip, none.")
-    ] = None,
-    engine: Annotated[
-        str | None, typer.Option(help="Where to run: local (process pool) or dask (a Dask cluster).")
-    ] = None,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            help="Engine dask: scheduler address, e.g. tcp://HOST:8786; "
-            "without it a LocalCluster of --workers processes runs on this machine."
-        ),
-    ] = None,
-    time_limit: Annotated[
-        float | None,
-        typer.Option(
-            help="Seconds; then no new batch starts and the run stops with exit code 3, "
-            "resumable. 0 means no limit."
-        ),
-    ] = None,
-    overwrite: Annotated[
-        bool | None,
-        typer.Option(
-            "--overwrite",
-            help="Replace a previous run in the output directory (without it, the same run "
-            "is continued and another is refused).",
-        ),
-    ] = None,
-    quiet: Annotated[
-        bool | None, typer.Option("--quiet", "-q", help="No progress bar, no summary table.")
-    ] = None,
+    **overrides: Any,
 ) -> None:
     """Solve every puzzle of the inputs into Parquet parts plus summary.json, and print
     the summary.
@@ -192,43 +169,28 @@ def solve_dataset_command(
 
         sudoku-pipeline solve-dataset data/sample.csv --output output --workers 2
     """
+    quiet = bool(overrides.get("quiet"))
     try:
         from pipeline.run import solve_dataset
-        from pipeline.settings import load_settings
         from pipeline.summary import format_summary
 
-        settings = load_settings(
-            config,
-            workers=workers,
-            batch_size=batch_size,
-            max_solutions=max_solutions,
-            max_nodes=max_nodes,
-            prune=prune,
-            cell=cell,
-            rules=rules,
-            column=column,
-            solution_column=solution_column,
-            compression=compression,
-            engine=engine,
-            scheduler=scheduler,
-            time_limit=time_limit,
-            overwrite=overwrite,
-            quiet=quiet,
-        )
+        settings = load_settings(config, **overrides)
+        quiet = settings.quiet
         summary = solve_dataset(inputs, output, settings)
     except RunIncomplete as err:
-        if err.summary is not None and not settings.quiet:
+        if err.summary is not None and not quiet:
             typer.echo(format_summary(err.summary))
         raise _fail(str(err), err.exit_code) from None
     except PipelineError as err:
         raise _fail(str(err)) from None
     except KeyboardInterrupt:
-        again = "the same command without --overwrite" if overwrite else "the same command"
+        again = "the same command without --overwrite" if overrides.get("overwrite") else (
+            "the same command")
         raise _fail(
             f"interrupted; finished parts are kept in {output}; rerun {again} to continue",
             EXIT_INTERRUPTED,
         ) from None
-    if not settings.quiet:
+    if not quiet:
         typer.echo(format_summary(summary))
 
 
@@ -244,14 +206,17 @@ def summarize_command(
         bool, typer.Option("--write/--no-write", help="Also rewrite DIRECTORY/summary.json.")
     ] = False,
 ) -> None:
-    """Recompute the summary of a run from its Parquet parts and print it.
+    """Recompute the summary of a run from its manifest and Parquet parts, and print it.
+
+    Exit code 0 for a complete run, 3 when rows are missing (the run stopped, or batches
+    kept failing: the same solve-dataset command finishes it), 2 for an error.
 
     Example:
 
         sudoku-pipeline summarize output
     """
     try:
-        from pipeline.summary import format_summary, summarize, write_summary
+        from pipeline.summary import format_summary, incomplete_message, summarize, write_summary
 
         summary = summarize(directory)
         if write:
@@ -259,6 +224,8 @@ def summarize_command(
     except PipelineError as err:
         raise _fail(str(err)) from None
     typer.echo(format_summary(summary))
+    if not summary["complete"]:
+        raise _fail(incomplete_message(summary), RunIncomplete.exit_code)
 
 
 def main() -> None:

@@ -1,20 +1,21 @@
-"""An output directory across runs: start, resume or refuse; and which units are done.
+"""An output directory across runs: start, resume or refuse; which parts are there and whose.
 
-Everything here is decided in this process before any unit is dispatched, whatever engine
-then runs the units, so the local pool and Dask resume alike:
+Everything here is decided in this process, whatever engine then runs the units, so the local
+pool and Dask resume alike:
 
 - ``open_output`` locks the directory (one run at a time), then either starts a new run in
   it (a new or empty directory, or ``overwrite``), or continues the run it holds when its
-  ``manifest.json`` says that run had the same inputs and output settings (``fingerprint``),
-  or refuses with a one-line message naming the difference.
-- A unit is **done** when its part exists under its final name (parts are written to a
-  temporary file, flushed and renamed, or uploaded whole to an object store, so a part under its
-  final name is complete), its
-  footer reads back, and its metadata says it holds that unit's rows for this run. Its stats
-  are recomputed from its own columns, by the same ``table_stats`` a worker runs, so no
-  separate stats file can ever disagree with a part. Anything else is redone.
-- Temporary files of a run that was killed are removed (the lock guarantees that no other
-  run is writing them).
+  ``manifest.json`` says that run had the same inputs and row settings
+  (``pipeline.provenance.fingerprint``), or refuses with a one-line message naming the
+  difference. A directory holding anything the pipeline did not write is always refused.
+- ``survey`` lists the parts of a directory with their footers. A part is **done** for a run
+  when it is there under its final name (parts are written to a temporary file, flushed and
+  renamed, or uploaded whole to an object store, so a part under its final name is complete),
+  its footer reads back, and its metadata says it holds that unit's rows for this run. Its
+  stats are recomputed from its own columns (``Stats.of_table``), so no separate stats file
+  can ever disagree with a part.
+- ``coverage`` says, from the parts alone, which rows of each input are there: a run is
+  complete when every input's parts tile its rows from 0 to its last batch.
 
 The directory may be a URL (``s3://bucket/run``): ``pipeline.storage`` does the file work.
 """
@@ -23,25 +24,36 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline import storage
 from pipeline.errors import PipelineError
-from pipeline.settings import OUTPUT_KEYS
-from pipeline.summary import (
-    STATS_COLUMNS,
-    SUMMARY_FILE,
-    is_part_name,
-    part_names,
-    table_stats,
+from pipeline.part import (
+    RUN_KEY,
+    Footer,
+    PartInfo,
+    parse_part_name,
+    read_columns,
+    read_footer,
+    run_metadata,
 )
-from pipeline.work import METADATA_KEY, PART_METADATA_KEY, run_metadata
+from pipeline.provenance import difference
+from pipeline.stats import STATS_COLUMNS, Stats
 
 MANIFEST_FILE = "manifest.json"
+SUMMARY_FILE = "summary.json"
 LOCK_FILE = ".sudoku-pipeline.lock"
-PART_NAME = re.compile(r"part-(\d{5})-(\d{6})\.parquet")
+OWN_FILES = (MANIFEST_FILE, SUMMARY_FILE, LOCK_FILE)
+
+
+@dataclass(frozen=True)
+class Survey:
+    """A directory's parts (by (file index, batch index)) with their footers, and the names of
+    the files the pipeline did not write."""
+
+    parts: dict[tuple[int, int], Footer]
+    foreign: list[str]
 
 
 @dataclass
@@ -49,14 +61,14 @@ class Output:
     """An output directory, locked for this run.
 
     ``run`` is the run record every part and the summary carry: the one in the manifest
-    when the run is resumed (so all its parts agree), else this run's. ``done`` maps
-    (file index, batch index) to the part info and stats of each finished part.
+    when the run is resumed (so all its parts agree), else this run's. ``done`` holds the
+    info and stats of each finished part, by (file index, batch index).
     """
 
     directory: str
     run: dict[str, Any]
     resumed: bool
-    done: dict[tuple[int, int], tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
+    done: dict[tuple[int, int], tuple[PartInfo, Stats]] = field(default_factory=dict)
     lock: storage.Lock | None = None
 
     def path(self, name: str) -> str:
@@ -72,17 +84,27 @@ class Output:
         self.lock = None
 
 
-def fingerprint(run: dict[str, Any]) -> dict[str, Any]:
-    """What a run must share with the run in a directory to continue it: the package
-    version and code, the settings that change the rows or the parts (``OUTPUT_KEYS``), and the
-    inputs (path as given, and content). Workers, engine, compression, time limit and
-    the like may differ: the rows do not depend on them."""
-    return {
-        "version": run["version"],
-        "code": run.get("code"),
-        "settings": {key: run["settings"].get(key) for key in OUTPUT_KEYS},
-        "inputs": [{"path": i["path"], "sha256": i["sha256"]} for i in run["inputs"]],
-    }
+def survey(directory: str) -> Survey:
+    """The parts in ``directory`` and the files that are not the pipeline's. A part is the
+    pipeline's when its name is one ``part_name`` writes and its footer carries the pipeline's
+    metadata; an unreadable file under a part's name is foreign too."""
+    parts: dict[tuple[int, int], Footer] = {}
+    foreign = []
+    for entry in storage.listing(directory):
+        key = parse_part_name(entry.name) if entry.is_file else None
+        if key is None:
+            if not (entry.is_file and (entry.name in OWN_FILES or storage.is_temporary(entry.name))):
+                foreign.append(entry.name)
+            continue
+        try:
+            footer = read_footer(storage.join(directory, entry.name))
+        except (FileNotFoundError, PipelineError):
+            footer = None
+        if footer is None or footer.run is None or footer.info is None:
+            foreign.append(entry.name)
+        else:
+            parts[key] = footer
+    return Survey(parts, foreign)
 
 
 def open_output(
@@ -102,37 +124,37 @@ def open_output(
     if storage.kind(directory) not in (None, "directory"):
         raise PipelineError(f"output {directory} exists and is not a directory; choose another")
     storage.make_directory(directory)
-    entries = [entry for entry in storage.listing(directory) if entry.name != LOCK_FILE]
-    foreign = [entry.name for entry in entries if not is_ours(entry)]
-    if foreign:
+    found = survey(directory)
+    if found.foreign:
         raise PipelineError(
             f"output directory {directory} holds files sudoku-pipeline did not write "
-            f"(e.g. {sorted(foreign)[0]}); choose a new or empty directory with --output"
+            f"(e.g. {sorted(found.foreign)[0]}); it never deletes those: choose a new or empty "
+            "directory with --output, or move them away"
         )
     output = Output(directory, run, resumed=False, lock=storage.lock_directory(directory, LOCK_FILE))
-    # Temporary files alone (a run killed before its manifest was written) are no run.
-    entries = [entry for entry in entries if not storage.is_temporary(entry.name)]
     try:
+        # Temporary files alone (a run killed before its manifest was written) are no run.
+        entries = [entry for entry in storage.listing(directory)
+                   if entry.name != LOCK_FILE and not storage.is_temporary(entry.name)]
         if entries and not overwrite:
-            previous = _previous_run(directory)
+            previous = read_manifest(directory)
             if previous is None:
                 raise PipelineError(
                     f"output directory {directory} holds parts of a run without its "
                     f"{MANIFEST_FILE}; add --overwrite to start again, or choose another --output"
                 )
-            difference = _difference(fingerprint(previous), fingerprint(run))
-            if difference:
+            if changed := difference(previous, run):
                 raise PipelineError(
-                    f"output directory {directory} holds a run with {difference}; rerun with "
+                    f"output directory {directory} holds a run with {changed}; rerun with "
                     "the same inputs and settings to continue it, add --overwrite to replace "
                     "it, or choose another --output"
                 )
             output.run, output.resumed = previous, True
-        elif entries:
-            _clear(directory, entries)
+        else:
+            _clear(directory)
         storage.remove_temporary_files(directory)
         if output.resumed:
-            output.done = finished_parts(directory, output.run, batch_size)
+            output.done = finished_parts(directory, output.run, batch_size, found.parts)
         else:
             write_json(output.path(MANIFEST_FILE), run)
     except BaseException:
@@ -142,51 +164,69 @@ def open_output(
 
 
 def finished_parts(
-    directory: str, run: dict[str, Any], batch_size: int
-) -> dict[tuple[int, int], tuple[dict[str, Any], dict[str, Any]]]:
-    """The parts in ``directory`` that are complete and belong to ``run``, by (file index,
-    batch index): their part info and stats. Parts that are not are deleted (they are
-    this program's files, of no use to this run, and will be written again)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    expected_run = run_metadata(run)[METADATA_KEY]
+    directory: str,
+    run: dict[str, Any],
+    batch_size: int,
+    parts: dict[tuple[int, int], Footer],
+) -> dict[tuple[int, int], tuple[PartInfo, Stats]]:
+    """The ``parts`` that are complete and belong to ``run``: their info and stats. The others
+    are deleted (they are this program's files, of no use to this run, and will be written
+    again)."""
     done = {}
-    for name in part_names(directory):
-        path = storage.join(directory, name)
-        match = PART_NAME.fullmatch(name)
-        try:
-            with storage.arrow_source(path) as source:
-                file = pq.ParquetFile(source)
-                metadata = file.schema_arrow.metadata or {}
-                info = json.loads(metadata.get(PART_METADATA_KEY, b"null"))
-                key = (int(match.group(1)), int(match.group(2))) if match else None
-                usable = (
-                    key is not None
-                    and metadata.get(METADATA_KEY) == expected_run
-                    and isinstance(info, dict)
-                    and (info.get("file_index"), info.get("batch_index")) == key
-                    and info.get("first_row") == key[1] * batch_size
-                    and info.get("rows") == file.metadata.num_rows
-                )
-                if usable:
-                    stats = table_stats(file.read(columns=list(STATS_COLUMNS)))
-                    stats["parts"] = 1
-                    done[key] = (info, stats)
-                    continue
-        except (pa.ArrowException, OSError, ValueError, PipelineError):
-            pass
+    for key, footer in sorted(parts.items()):
+        info = footer.info
+        path = storage.join(directory, info.name)
+        usable = (
+            belongs_to(footer, run)
+            and info.key == key
+            and info.first_row == key[1] * batch_size
+            and info.rows == footer.num_rows
+        )
+        if usable:
+            try:
+                done[key] = (info, Stats.of_table(read_columns(path, list(STATS_COLUMNS))))
+                continue
+            except PipelineError:
+                pass
         storage.delete(path)
     return done
 
 
-def is_ours(entry: storage.Entry) -> bool:
-    """Whether ``entry`` is a file that sudoku-pipeline writes into an output directory."""
-    return entry.is_file and (
-        is_part_name(entry.name)
-        or entry.name in (MANIFEST_FILE, SUMMARY_FILE, LOCK_FILE)
-        or storage.is_temporary(entry.name)
-    )
+def belongs_to(footer: Footer, run: dict[str, Any]) -> bool:
+    """Whether a part's footer says it was written for ``run``."""
+    return footer.run == run_metadata(run)[RUN_KEY]
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Which rows of each input the parts hold: ``rows[i]`` rows of input ``i`` are there;
+    ``ended[i]`` when its last part is there and nothing before it is missing; ``gaps`` lists
+    the row ranges missing in between (source, first row, rows)."""
+
+    rows: list[int]
+    ended: list[bool]
+    gaps: list[tuple[str, int, int]]
+
+    @property
+    def complete(self) -> bool:
+        return all(self.ended) and not self.gaps
+
+
+def coverage(infos: list[PartInfo], sources: list[str]) -> Coverage:
+    """What the parts described by ``infos`` hold of the inputs ``sources`` (in run order)."""
+    rows = [0] * len(sources)
+    ended = [False] * len(sources)
+    gaps = []
+    next_row = [0] * len(sources)
+    for info in sorted(infos, key=lambda info: info.key):
+        index = info.file_index
+        if info.first_row > next_row[index]:
+            gaps.append((sources[index], next_row[index], info.first_row - next_row[index]))
+        rows[index] += info.rows
+        next_row[index] = info.first_row + info.rows
+        ended[index] = info.last
+    ended = [end and not any(gap[0] == sources[i] for gap in gaps) for i, end in enumerate(ended)]
+    return Coverage(rows, ended, gaps)
 
 
 def write_json(path: str, payload: dict[str, Any]) -> None:
@@ -194,12 +234,13 @@ def write_json(path: str, payload: dict[str, Any]) -> None:
     storage.write_bytes(path, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode())
 
 
-def _previous_run(directory: str) -> dict[str, Any] | None:
-    """The run record in the directory's manifest, or None when there is none."""
+def read_manifest(directory: str) -> dict[str, Any] | None:
+    """The run record in the directory's manifest, or None when there is none (a
+    ``PipelineError`` when it cannot be read)."""
     path = storage.join(directory, MANIFEST_FILE)
     try:
         run = json.loads(storage.read_bytes(path))
-        fingerprint(run)
+        difference(run, run)  # every field a run record needs is there
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError, PipelineError):
@@ -209,25 +250,9 @@ def _previous_run(directory: str) -> dict[str, Any] | None:
     return run
 
 
-def _difference(before: dict[str, Any], now: dict[str, Any]) -> str:
-    """The first difference between two fingerprints, in words ('' when equal)."""
-    if before["version"] != now["version"]:
-        return f"sudoku-pipeline {before['version']} (this is {now['version']})"
-    if before["code"] != now["code"]:
-        return "another version of the solver or readers (their code has changed since)"
-    for key in OUTPUT_KEYS:
-        if before["settings"][key] != now["settings"][key]:
-            return f"{key} = {before['settings'][key]!r} (this run has {now['settings'][key]!r})"
-    paths = [entry["path"] for entry in before["inputs"]]
-    if paths != [entry["path"] for entry in now["inputs"]]:
-        return f"other inputs ({', '.join(paths)})"
-    for old, new in zip(before["inputs"], now["inputs"], strict=True):
-        if old["sha256"] != new["sha256"]:
-            return f"input {old['path']} as it was before it changed"
-    return ""
 
-
-def _clear(directory: str, entries: list[storage.Entry]) -> None:
-    for entry in entries:
-        storage.delete(storage.join(directory, entry.name))
-
+def _clear(directory: str) -> None:
+    """Delete the pipeline's files (``survey`` found no others)."""
+    for entry in storage.listing(directory):
+        if entry.name != LOCK_FILE:
+            storage.delete(storage.join(directory, entry.name))

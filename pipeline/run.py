@@ -1,46 +1,42 @@
-"""A whole run: inputs in, an output directory of Parquet parts and summary.json out.
+"""A whole run, in three steps: plan, dispatch, finish.
 
-Order of events: find and inspect every input (headers and metadata only) and hash it,
-so a bad input fails before anything is written; lock the output directory and either
-write ``manifest.json`` (settings and input hashes) or, when it holds the same run, continue
-that run (``pipeline.resume``); stream the inputs in batches to the workers, skipping the
-batches whose parts are done, each writing one part; merge the parts' stats into
-``summary.json``, written last.
+- **plan**: find and inspect every input (headers and metadata only) and hash it, so a bad
+  input fails before anything is written; lock the output directory and either write
+  ``manifest.json`` (the run record) or continue the run it holds (``pipeline.resume``);
+- **dispatch**: stream the inputs in batches to the engine, skipping the batches whose parts
+  are done, each unit writing one part; collect each part's ``Stats``;
+- **finish**: check every part of the run on disk against the manifest, write
+  ``summary.json`` last, and raise ``RunIncomplete`` for what is missing.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import platform
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
 
-from pipeline import __version__, storage
+from pipeline import storage
+from pipeline.engines import Engine, Failure, build_engine
 from pipeline.errors import PipelineError, RunIncomplete
-from pipeline.pool import Failure, run_units
+from pipeline.part import RESULT_COLUMNS, PartInfo, output_schema
+from pipeline.provenance import run_record
 from pipeline.read import InputFile, file_digest, find_inputs, inspect_input, read_batches
-from pipeline.resume import MANIFEST_FILE, Output, open_output
+from pipeline.resume import Output, belongs_to, coverage, open_output, survey
 from pipeline.settings import Settings
-from pipeline.summary import (
-    SUMMARY_FILE,
-    build_summary,
-    merge_stats,
-    write_summary,
-)
-from pipeline.work import RESULT_COLUMNS, Unit, output_schema, part_name, run_metadata, solve_part
-from pipeline.work import to_ipc as _to_ipc
+from pipeline.stats import Stats
+from pipeline.summary import build_summary, summarize, write_summary
+from pipeline.work import Unit, to_ipc
 
-__all__ = ["MANIFEST_FILE", "solve_dataset", "versions"]
+__all__ = ["solve_dataset"]
 # An easy puzzle (Project Euler 96, grid 01) to load the compiled solver before forking.
 WARM_UP = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+T = TypeVar("T")
 
 
 def solve_dataset(
@@ -48,233 +44,79 @@ def solve_dataset(
     output: str | os.PathLike,
     settings: Settings,
     *,
+    engine: Engine | None = None,
     progress: bool | None = None,
 ) -> dict[str, Any]:
     """Solve every puzzle of ``inputs`` into Parquet parts in ``output``; return the summary.
 
     A run that was stopped (killed, interrupted, out of time, out of disk) continues when
-    started again with the same inputs and output settings: finished parts are kept and only
-    the others are solved (``pipeline.resume``).
+    started again with the same inputs and row settings: finished parts are kept and only
+    the others are solved (``pipeline.resume``). A run that is complete already is not
+    solved again: its summary (from its parts) comes back with ``resumed_rows`` equal to
+    its rows.
 
+    ``engine``: where the units run (default: the one ``settings.engine`` names).
     ``progress``: show a progress bar on stderr (default: when stderr is a terminal and
     ``settings.quiet`` is false). Raises ``PipelineError`` for every expected failure, and
-    its subclass ``RunIncomplete`` when the time limit stops the run or batches keep failing.
+    its subclass ``RunIncomplete`` when the time limit stops the run or rows are missing.
 
     >>> summary = solve_dataset(["data/sample.csv"], "output", load_settings())  # doctest: +SKIP
     >>> summary["rows"]                                                          # doctest: +SKIP
     {'in': 300, 'out': 300}
     """
     started = time.perf_counter()
+    engine = engine or build_engine(settings)
+    engine.check()
+    plan = make_plan(inputs, output, settings)
+    try:
+        if plan.out.resumed and plan.finished():
+            return _already_complete(plan.out)
+        storage.delete(plan.out.path("summary.json"))  # written again at the end
+        dispatched = dispatch(plan, engine, started=started, progress=progress)
+        return finish(plan, dispatched, wall_seconds=time.perf_counter() - started)
+    finally:
+        plan.out.close()
+
+
+# --- plan ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """The inputs, inspected; the output directory, locked; the output schema."""
+
+    sources: list[InputFile]
+    out: Output
+    schema: pa.Schema
+    settings: Settings
+    estimate: int | None  # rows expected, for the progress bar
+
+    def finished(self) -> bool:
+        """Whether the directory already holds every row of this run (decided from the
+        parts, never from an earlier summary.json)."""
+        infos = [info for info, _ in self.out.done.values()]
+        return coverage(infos, [source.path for source in self.sources]).complete
+
+
+def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
+              settings: Settings) -> Plan:
+    """Inspect and hash the inputs, then open the output directory (see the module)."""
     sources = [
-        inspect_input(
-            path,
-            column=settings.column,
-            solution_column=settings.solution_column,
-            reserved=RESULT_COLUMNS,
-        )
+        inspect_input(path, column=settings.column, solution_column=settings.solution_column,
+                      reserved=RESULT_COLUMNS)
         for path in find_inputs(inputs)
     ]
     output = storage.location(output)
     _check_not_inside(sources, output)
     input_schema = _unified_schema(sources)
     digests = [file_digest(source.path) for source in sources]
-    run = {
-        "version": __version__,
-        "versions": versions(),
-        "code": code_digest(),
-        "settings": settings.to_dict(),
-        "inputs": [
-            {"path": s.path, "format": s.format, "bytes": s.size, "sha256": digest}
-            for s, (digest, _) in zip(sources, digests, strict=True)
-        ],
-    }
+    run = run_record(settings, [
+        {"path": s.path, "format": s.format, "bytes": s.size, "sha256": digest}
+        for s, (digest, _) in zip(sources, digests, strict=True)
+    ])
     out = open_output(output, run, overwrite=settings.overwrite, batch_size=settings.batch_size)
-    try:
-        if out.resumed and (finished := _finished_summary(out, settings.batch_size)):
-            return finished  # nothing left to do
-        storage.delete(out.path(SUMMARY_FILE))  # written again at the end
-        estimate = _row_estimate(sources, [lines for _, lines in digests])
-        return _solve(sources, input_schema, out, settings, started=started, estimate=estimate,
-                      progress=progress)
-    finally:
-        out.close()
-
-
-def _solve(
-    sources: list[InputFile],
-    input_schema: pa.Schema,
-    out: Output,
-    settings: Settings,
-    *,
-    started: float,
-    estimate: int | None,
-    progress: bool | None,
-) -> dict[str, Any]:
-    """Stream the batches that are not done yet to the engine; write the summary."""
-    directory, run = out.directory, out.run
-    schema = output_schema(input_schema, run_metadata(run))
-    _warm_up_solver(settings)
-    deadline = started + settings.time_limit if settings.time_limit else None
-
-    rows_read = [0] * len(sources)
-    batch_rows: dict[tuple[int, int], int] = {}  # rows of each unit dispatched
-    all_stats: list[dict[str, Any]] = []
-    kept = {"rows": 0, "stopped": False}
-    show = (not settings.quiet and sys.stderr.isatty()) if progress is None else progress
-    bar = _progress_bar(estimate, show)
-
-    def units() -> Iterator[Unit]:
-        for file_index, source in enumerate(sources):
-            for batch_index, batch in enumerate(read_batches(source, settings.batch_size)):
-                key, row_offset = (file_index, batch_index), rows_read[file_index]
-                rows_read[file_index] += batch.num_rows
-                finished = out.done.pop(key, None)
-                if finished is not None and finished[0]["rows"] == batch.num_rows:
-                    all_stats.append(finished[1])
-                    kept["rows"] += batch.num_rows
-                    bar.update(batch.num_rows)
-                    continue
-                if deadline is not None and time.perf_counter() > deadline:
-                    kept["stopped"] = True  # the time limit: no new batches
-                    return
-                batch_rows[key] = batch.num_rows
-                yield Unit(
-                    batch=_to_ipc(batch),
-                    source=source.path,
-                    file_index=file_index,
-                    batch_index=batch_index,
-                    row_offset=row_offset,
-                    puzzle_column=source.puzzle_column,
-                    solution_column=source.solution_column,
-                    schema=schema,
-                    options=settings.solver_options(),
-                    compression=settings.compression,
-                    part_path=out.path(part_name(file_index, batch_index)),
-                )
-        bar.total = sum(rows_read)  # the estimate becomes exact once everything is read
-        bar.refresh()
-
-    def on_result(stats: dict[str, Any]) -> None:
-        all_stats.append(stats)
-        bar.update(stats["rows"])
-
-    try:
-        failures = run_units(
-            solve_part,
-            units(),
-            workers=settings.workers,
-            on_result=on_result,
-            engine=settings.engine,
-            scheduler=settings.scheduler,
-        )
-    finally:
-        bar.close()
-    merged = merge_stats(all_stats)
-    if kept["stopped"]:
-        raise RunIncomplete(
-            f"time limit of {settings.time_limit:g} s reached; {merged['rows']:,} rows are solved "
-            f"and kept in {directory}; rerun the same command to continue"
-        )
-    for (file_index, batch_index), _ in out.done.items():  # parts of batches that no longer exist
-        storage.delete(out.path(part_name(file_index, batch_index)))
-    missing = [_missing_rows(failure, batch_rows) for failure in failures]
-    if merged["rows"] != sum(rows_read) - sum(entry["rows"] for entry in missing):
-        raise PipelineError(
-            f"internal error: {sum(rows_read)} rows read but {merged['rows']} written; "
-            "please report this"
-        )
-    inputs_summary = [
-        {**entry, "rows": rows} for entry, rows in zip(run["inputs"], rows_read, strict=True)
-    ]
-    summary = build_summary(
-        merged,
-        rows_in=sum(rows_read),
-        run=run,
-        inputs=inputs_summary,
-        output=directory,
-        wall_seconds=time.perf_counter() - started,
-        rows_kept=kept["rows"],
-        missing=missing,
-    )
-    write_summary(directory, summary)
-    if missing:
-        raise RunIncomplete(_missing_message(missing, directory), summary)
-    return summary
-
-
-def _missing_rows(failure: Failure, batch_rows: dict[tuple[int, int], int]) -> dict[str, Any]:
-    """The rows of a unit given up, for the summary and the message."""
-    unit = failure.unit
-    rows = batch_rows[unit.file_index, unit.batch_index]
-    return {
-        "source": unit.source,
-        "first_row": unit.row_offset,
-        "last_row": unit.row_offset + rows - 1,
-        "rows": rows,
-        "reason": f"{failure.reason} ({failure.attempts} attempts)",
-    }
-
-
-def _missing_message(missing: list[dict[str, Any]], directory: str) -> str:
-    """One line: which rows are missing, why, and how to get them."""
-    shown = "; ".join(
-        f"rows {m['first_row']}-{m['last_row']} of {m['source']}: {m['reason']}" for m in missing[:3]
-    )
-    more = f"; and {len(missing) - 3} more batches (see summary.json)" if len(missing) > 3 else ""
-    rows = sum(m["rows"] for m in missing)
-    return (
-        f"{rows:,} rows are missing from {directory}, in {len(missing)} batch(es) that kept "
-        f"failing ({shown}{more}); every other row is written, with summary.json; rerun the "
-        "same command to retry the missing rows (with fewer --workers if memory ran out)"
-    )
-
-
-def _finished_summary(out: Output, batch_size: int) -> dict[str, Any] | None:
-    """The summary of the run in ``out`` when it is complete (every part done and a
-    summary.json saying nothing is missing), else None."""
-    try:
-        summary = json.loads(storage.read_bytes(out.path(SUMMARY_FILE)))
-        rows = [entry["rows"] for entry in summary["inputs"]]
-        complete = (
-            not summary.get("missing_rows")
-            and summary["rows"]["in"] == summary["rows"]["out"] == sum(rows)
-            and len(rows) == len(out.run["inputs"])
-        )
-    except (OSError, ValueError, KeyError, TypeError, PipelineError):
-        return None
-    expected = {
-        (file_index, batch_index)
-        for file_index, count in enumerate(rows)
-        for batch_index in range(-(-count // batch_size))
-    }
-    return summary if complete and set(out.done) == expected else None
-
-
-def versions() -> dict[str, str]:
-    """Versions of this package and of the libraries that shape its output."""
-    from importlib.metadata import version
-
-    return {
-        "sudoku_pipeline": __version__,
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "pyarrow": pa.__version__,
-        "numba": version("numba"),
-    }
-
-
-def code_digest() -> str:
-    """The SHA-256 of the source of the modules that decide what a row holds (the solver,
-    the readers, the unit of work): a run is continued only by the same code, even when a
-    developer changed it without changing the version."""
-    import solver
-
-    digest = hashlib.sha256()
-    modules = sorted(Path(solver.__file__).parent.glob("*.py"))
-    modules += [Path(__file__).with_name(name) for name in ("read.py", "work.py")]
-    for module in modules:
-        digest.update(module.name.encode() + b"\0" + module.read_bytes())
-    return digest.hexdigest()
+    estimate = _row_estimate(sources, [lines for _, lines in digests])
+    return Plan(sources, out, output_schema(input_schema, out.run), settings, estimate)
 
 
 def _check_not_inside(sources: list[InputFile], output: str) -> None:
@@ -293,15 +135,15 @@ def _unified_schema(sources: list[InputFile]) -> pa.Schema:
     fields: dict[str, pa.Field] = {}
     first_seen: dict[str, str] = {}
     for source in sources:
-        for field in source.schema:
-            known = fields.get(field.name)
+        for field_ in source.schema:
+            known = fields.get(field_.name)
             if known is None:
-                fields[field.name] = field
-                first_seen[field.name] = source.path
-            elif known.type != field.type:
+                fields[field_.name] = field_
+                first_seen[field_.name] = source.path
+            elif known.type != field_.type:
                 raise PipelineError(
-                    f"column {field.name!r} is {known.type} in {first_seen[field.name]} but "
-                    f"{field.type} in {source.path}; run them separately or make the types agree"
+                    f"column {field_.name!r} is {known.type} in {first_seen[field_.name]} but "
+                    f"{field_.type} in {source.path}; run them separately or make the types agree"
                 )
     return pa.schema(list(fields.values()))
 
@@ -317,6 +159,97 @@ def _row_estimate(sources: list[InputFile], newlines: list[int]) -> int | None:
         else:
             total += max(lines - (source.format == "csv"), 1)
     return total
+
+
+def _already_complete(out: Output) -> dict[str, Any]:
+    """The summary of a run that is complete already, from its parts; nothing is solved."""
+    summary = summarize(out.directory)
+    summary["resumed_rows"] = summary["rows"]["out"]
+    return summary
+
+
+# --- dispatch --------------------------------------------------------------------------------
+
+
+@dataclass
+class Dispatched:
+    """What a dispatch did: the info and stats of every part of the run it knows (kept or
+    written now), the rows it read of each input and whether it read each to its end, the
+    units given up, and whether the time limit stopped it."""
+
+    parts: dict[tuple[int, int], tuple[PartInfo, Stats]]
+    rows_read: list[int]
+    ended: list[bool]
+    rows_kept: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    stopped: bool = False
+
+
+def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | None) -> Dispatched:
+    """Send every batch that is not done to ``engine``; collect what comes back."""
+    settings, out = plan.settings, plan.out
+    done = dict(out.done)
+    result = Dispatched(parts={}, rows_read=[0] * len(plan.sources),
+                        ended=[False] * len(plan.sources))
+    show = (not settings.quiet and sys.stderr.isatty()) if progress is None else progress
+    bar = _progress_bar(plan.estimate, show)
+
+    def units() -> Iterator[Unit]:
+        for file_index, source in enumerate(plan.sources):
+            batches = with_last(read_batches(source, settings.batch_size))
+            for batch_index, (batch, last) in enumerate(batches):
+                info = PartInfo(source.path, file_index, batch_index,
+                                result.rows_read[file_index], batch.num_rows, last)
+                result.rows_read[file_index] += batch.num_rows
+                result.ended[file_index] = last
+                kept = done.pop(info.key, None)
+                if kept is not None and kept[0] == info:
+                    result.parts[info.key] = kept
+                    result.rows_kept += info.rows
+                    bar.update(info.rows)
+                    continue
+                yield Unit(
+                    part=info,
+                    batch=to_ipc(batch),
+                    puzzle_column=source.puzzle_column,
+                    solution_column=source.solution_column,
+                    schema=plan.schema,
+                    options=settings.solver_options(),
+                    compression=settings.compression,
+                    path=out.path(info.name),
+                )
+        bar.total = sum(result.rows_read)  # the estimate becomes exact once everything is read
+        bar.refresh()
+
+    def on_result(unit: Unit, stats: Stats) -> None:
+        result.parts[unit.part.key] = (unit.part, stats)
+        bar.update(unit.rows)
+
+    _warm_up_solver(settings)
+    deadline = None
+    if settings.time_limit:
+        deadline = time.monotonic() + settings.time_limit - (time.perf_counter() - started)
+    try:
+        outcome = engine.run(units(), on_result, deadline=deadline)
+    finally:
+        bar.close()
+    result.failures, result.stopped = outcome.failures, outcome.stopped
+    for info, _ in done.values():  # parts of batches that no longer exist
+        storage.delete(out.path(info.name))
+    return result
+
+
+def with_last(items: Iterable[T]) -> Iterator[tuple[T, bool]]:
+    """Each item with whether it is the last one (by looking one item ahead)."""
+    iterator = iter(items)
+    try:
+        item = next(iterator)
+    except StopIteration:
+        return
+    for following in iterator:
+        yield item, False
+        item = following
+    yield item, True
 
 
 def _progress_bar(total: int | None, show: bool):
@@ -340,3 +273,83 @@ def _warm_up_solver(settings: Settings) -> None:
 
     grid = np.frombuffer(WARM_UP.encode(), dtype=np.uint8).reshape(1, 81)
     solver.solve_ascii(grid, **settings.solver_options())
+
+
+# --- finish ----------------------------------------------------------------------------------
+
+
+def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> dict[str, Any]:
+    """Check the parts on disk, write summary.json, and raise ``RunIncomplete`` for rows
+    missing (a time limit, batches that kept failing, parts lost during the run)."""
+    out = plan.out
+    stats = sum((stats for _, stats in dispatched.parts.values()), Stats())
+    if dispatched.stopped:
+        raise RunIncomplete(
+            f"time limit of {plan.settings.time_limit:g} s reached; {stats.rows:,} rows are "
+            f"solved and kept in {out.directory}; rerun the same command to continue"
+        )
+    lost = _lost_parts(out, dispatched)
+    if lost:
+        shown = "; ".join(info.describe() for info in lost[:3])
+        raise RunIncomplete(
+            f"{len(lost)} part(s) of this run are no longer in {out.directory} as they were "
+            f"written ({shown}); was the directory changed during the run? rerun the same "
+            "command to solve them again"
+        )
+    missing = [_missing_entry(failure) for failure in dispatched.failures]
+    inputs = [
+        {**entry, "rows": rows}
+        for entry, rows in zip(out.run["inputs"], dispatched.rows_read, strict=True)
+    ]
+    summary = build_summary(
+        stats,
+        rows_in=sum(dispatched.rows_read),
+        run=out.run,
+        inputs=inputs,
+        output=out.directory,
+        wall_seconds=wall_seconds,
+        rows_kept=dispatched.rows_kept,
+        missing=missing,
+    )
+    write_summary(out.directory, summary)
+    if missing:
+        raise RunIncomplete(_missing_message(missing, out.directory), summary)
+    return summary
+
+
+def _lost_parts(out: Output, dispatched: Dispatched) -> list[PartInfo]:
+    """The parts this run counts that are not on disk as written: each is listed and its
+    footer checked against the run record."""
+    on_disk = survey(out.directory).parts
+    lost = []
+    for key, (info, _) in sorted(dispatched.parts.items()):
+        footer = on_disk.get(key)
+        if footer is None or footer.info != info or not belongs_to(footer, out.run):
+            lost.append(info)
+    return lost
+
+
+def _missing_entry(failure: Failure) -> dict[str, Any]:
+    """The rows of a unit given up, for the summary and the message."""
+    info = failure.unit.part
+    return {
+        "source": info.source,
+        "first_row": info.first_row,
+        "last_row": info.first_row + info.rows - 1,
+        "rows": info.rows,
+        "reason": f"{failure.reason} ({failure.attempts} attempts)",
+    }
+
+
+def _missing_message(missing: list[dict[str, Any]], directory: str) -> str:
+    """One line: which rows are missing, why, and how to get them."""
+    shown = "; ".join(
+        f"rows {m['first_row']}-{m['last_row']} of {m['source']}: {m['reason']}" for m in missing[:3]
+    )
+    more = f"; and {len(missing) - 3} more batches (see summary.json)" if len(missing) > 3 else ""
+    rows = sum(m["rows"] for m in missing)
+    return (
+        f"{rows:,} rows are missing from {directory}, in {len(missing)} batch(es) that kept "
+        f"failing ({shown}{more}); every other row is written, with summary.json; rerun the "
+        "same command to retry the missing rows (with fewer --workers if memory ran out)"
+    )

@@ -1,67 +1,96 @@
 """One frozen ``Settings`` object, built once from a TOML file plus CLI overrides.
 
-Precedence: built-in defaults < the TOML file (``--config``) < command-line options.
-The built-in defaults are the ones written in ``configs/default.toml`` (a test keeps
-them equal). Every value is validated here, once; a bad one raises ``PipelineError``
-with a one-line message naming the setting and what it accepts.
+Each setting is declared once, as a field of ``Settings`` with its ``Declared`` metadata:
+its help text, what values it takes and whether the rows depend on it. The CLI options,
+the validation and the resume check are generated from these declarations; a test keeps
+``configs/default.toml`` and the README's table naming the same settings.
+
+Precedence: built-in defaults < the TOML file (``--config``) < command-line options. Every
+value is validated here, once; a bad one raises ``PipelineError`` with a one-line message
+naming the setting and what it accepts.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from pipeline.errors import PipelineError
-
-PRUNES = ("fixpoint", "once")
-CELLS = ("smallest", "first")
-RULES = ("bird", "singles")
-ENGINES = ("local", "dask")
-COMPRESSIONS = ("zstd", "snappy", "lz4", "gzip", "none")
-
-# Smallest and largest accepted value of the integer settings, and what 0 means.
-INTEGER_RANGES = {
-    "workers": (0, 1024, " (0 means all cores)"),
-    "batch_size": (1, 10_000_000, ""),  # a part's 81-byte strings must fit 32-bit offsets
-    "max_solutions": (1, 2**31 - 1, ""),
-    "max_nodes": (0, 2**62, " (0 means the solver's default)"),
-}
-
-# Settings that change what is written (rows or part layout); a resumed run must match them.
-OUTPUT_KEYS = (
-    "batch_size",
-    "max_solutions",
-    "max_nodes",
-    "prune",
-    "cell",
-    "rules",
-    "column",
-    "solution_column",
+from solver.vocabulary import (
+    CELL_VARIANTS,
+    DEFAULT_MAX_NODES,
+    MAX_NODES_LIMIT,
+    MAX_SOLUTIONS_LIMIT,
+    PRUNE_VARIANTS,
+    RULE_SETS,
 )
+
+ENGINES = ("local", "dask")  # where the units of work run (pipeline.engines)
+COMPRESSIONS = ("zstd", "snappy", "lz4", "gzip", "none")
+MAX_BATCH_SIZE = 10_000_000  # a part's 81-byte strings must fit 32-bit offsets
+
+
+@dataclass(frozen=True)
+class Declared:
+    """How a setting is given and checked.
+
+    ``kind``: "count" (a whole number from ``low`` to ``high``), "seconds" (a number, 0 or
+    more), "choice" (one of ``choices``), "text" or "flag" (true or false). ``zero`` says what 0
+    means for a count whose ``low`` is 0. ``rows`` is true when the rows written depend on the
+    setting: a run is continued only with the same value. ``short`` is a one-letter option.
+    """
+
+    help: str
+    kind: str
+    choices: tuple[str, ...] = ()
+    low: int = 0
+    high: int = 0
+    zero: str = ""
+    rows: bool = False
+    short: str = ""
+    text: str = "text"  # what a "text" setting holds, for messages
+
+
+def setting(default: Any, help: str, kind: str, **declared: Any) -> Any:
+    return field(default=default, metadata={"declared": Declared(help, kind, **declared)})
 
 
 @dataclass(frozen=True)
 class Settings:
     """Everything a run needs to know, validated (see the settings table in README.md)."""
 
-    workers: int = 0  # 0 means all available cores; resolved by ``load_settings``
-    batch_size: int = 50_000
-    max_solutions: int = 2
-    max_nodes: int = 0  # 0 means solver.DEFAULT_MAX_NODES; resolved by ``load_settings``
-    prune: str = "fixpoint"
-    cell: str = "smallest"
-    rules: str = "bird"
-    column: str = ""  # puzzle column; "" means find it by name
-    solution_column: str = ""  # published-solution column; "" means find it by name
-    compression: str = "zstd"
-    engine: str = "local"
-    scheduler: str = ""  # engine dask: a scheduler address; "" starts a LocalCluster of `workers`
-    time_limit: float = 0  # seconds; then no new batches start and the run stops, resumable; 0: none
-    overwrite: bool = False
-    quiet: bool = False
+    workers: int = setting(0, "Worker processes.", "count", high=1024, zero="all cores")
+    batch_size: int = setting(50_000, "Rows per batch, i.e. per Parquet part.", "count",
+                              low=1, high=MAX_BATCH_SIZE, rows=True)
+    max_solutions: int = setting(2, "Stop counting solutions at this many (1: find any one).",
+                                 "count", low=1, high=MAX_SOLUTIONS_LIMIT, rows=True)
+    max_nodes: int = setting(0, "Search nodes per puzzle before budget_exceeded.", "count",
+                             high=MAX_NODES_LIMIT, rows=True,
+                             zero=f"the solver's default, {DEFAULT_MAX_NODES:,}")
+    prune: str = setting("fixpoint", "Propagation at each node (SPEC section 2).", "choice",
+                         choices=PRUNE_VARIANTS, rows=True)
+    cell: str = setting("smallest", "The cell each node expands.", "choice",
+                        choices=CELL_VARIANTS, rows=True)
+    rules: str = setting("bird", "bird: naked singles; singles: adds hidden singles.", "choice",
+                         choices=RULE_SETS, rows=True)
+    column: str = setting("", "Puzzle column; empty: found by name (puzzle, quizzes, ...).",
+                          "text", rows=True, text="a column name")
+    solution_column: str = setting("", "Published-solution column; empty: solution(s).", "text",
+                                   rows=True, text="a column name")
+    compression: str = setting("zstd", "Parquet compression.", "choice", choices=COMPRESSIONS)
+    engine: str = setting("local", "Where to run: local (a process pool) or dask (a Dask "
+                          "cluster).", "choice", choices=ENGINES)
+    scheduler: str = setting("", "Engine dask: the scheduler address, e.g. tcp://HOST:8786; "
+                             "empty: a LocalCluster of --workers processes.", "text",
+                             text="a Dask scheduler address such as tcp://HOST:8786")
+    time_limit: float = setting(0, "Seconds; then the run stops, resumable, with exit code 3; "
+                                "0: no limit.", "seconds")
+    overwrite: bool = setting(False, "Replace a previous run in the output directory (without "
+                              "it, the same run is continued and another is refused).", "flag")
+    quiet: bool = setting(False, "No progress bar, no summary table.", "flag", short="q")
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as plain data (JSON-able), e.g. for Parquet metadata."""
@@ -69,16 +98,13 @@ class Settings:
 
     def solver_options(self) -> dict[str, Any]:
         """The keyword arguments of ``solver.solve_ascii`` these settings imply."""
-        return {
-            "max_solutions": self.max_solutions,
-            "max_nodes": self.max_nodes,
-            "prune": self.prune,
-            "cell": self.cell,
-            "rules": self.rules,
-        }
+        return {name: getattr(self, name) for name in SOLVER_OPTIONS}
 
 
-SETTING_NAMES = tuple(f.name for f in fields(Settings))
+SOLVER_OPTIONS = ("max_solutions", "max_nodes", "prune", "cell", "rules")
+DECLARED: dict[str, Declared] = {f.name: f.metadata["declared"] for f in fields(Settings)}
+SETTING_NAMES = tuple(DECLARED)
+ROW_SETTINGS = tuple(name for name, declared in DECLARED.items() if declared.rows)
 
 
 def available_cores() -> int:
@@ -111,7 +137,7 @@ def read_config(path: Path) -> dict[str, Any]:
     return values
 
 
-def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
+def load_settings(config: Path | str | None = None, **overrides: Any) -> Settings:
     """Settings from the defaults, then ``config`` (a TOML file), then ``overrides``.
 
     Overrides that are ``None`` are ignored, so CLI options that were not given can be
@@ -128,7 +154,7 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
     if unknown:
         raise TypeError(f"unknown setting {unknown[0]!r}")
     values.update({key: value for key, value in overrides.items() if value is not None})
-    settings = replace(Settings(), **{key: _checked(key, value) for key, value in values.items()})
+    settings = replace(Settings(), **{key: checked(key, value) for key, value in values.items()})
     if settings.scheduler and settings.engine != "dask":
         raise PipelineError(
             f"setting scheduler ({settings.scheduler}) is for engine dask; add --engine dask"
@@ -136,56 +162,39 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
     if settings.workers == 0:
         settings = replace(settings, workers=available_cores())
     if settings.max_nodes == 0:
-        import solver
-
-        settings = replace(settings, max_nodes=int(solver.DEFAULT_MAX_NODES))
+        settings = replace(settings, max_nodes=DEFAULT_MAX_NODES)
     return settings
 
 
-def _checked(key: str, value: Any) -> Any:
-    """``value`` if it is acceptable for setting ``key``, else a PipelineError."""
-    if key in ("overwrite", "quiet"):
+def checked(name: str, value: Any) -> Any:
+    """``value`` if it is acceptable for setting ``name``, else a one-line PipelineError."""
+    declared = DECLARED[name]
+    kind = declared.kind
+    if kind == "flag":
         if not isinstance(value, bool):
-            raise PipelineError(f"setting {key} must be true or false, got {value!r}")
-        return value
-    if key in ("workers", "max_nodes", "batch_size", "max_solutions"):
-        smallest, largest, note = INTEGER_RANGES[key]
-        if isinstance(value, bool) or not isinstance(value, int) or not smallest <= value <= largest:
+            raise PipelineError(f"setting {name} must be true or false, got {value!r}")
+    elif kind == "count":
+        low, high = declared.low, declared.high
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            zero = f" (0 means {declared.zero})" if declared.zero else ""
             raise PipelineError(
-                f"setting {key} must be a whole number from {smallest:,} to {largest:,}"
-                f"{note}, got {value!r}"
+                f"setting {name} must be a whole number from {low:,} to {high:,}{zero}, "
+                f"got {value!r}"
             )
-        return value
-    if key == "time_limit":
+    elif kind == "seconds":
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e9:
             raise PipelineError(
-                f"setting time_limit must be a number of seconds, 0 or more (0 means no limit), "
+                f"setting {name} must be a number of seconds, 0 or more (0 means no limit), "
                 f"got {value!r}"
             )
-        return value
-    if key == "scheduler":
-        if not isinstance(value, str) or value != value.strip():
+    elif kind == "choice":
+        if value not in declared.choices:
             raise PipelineError(
-                "setting scheduler must be a Dask scheduler address such as tcp://HOST:8786, "
-                f"got {value!r}"
+                f"setting {name} must be one of {', '.join(declared.choices)}, got {value!r}"
             )
-        return value
-    if key in ("column", "solution_column"):
-        if not isinstance(value, str):
-            raise PipelineError(f"setting {key} must be a column name (text), got {value!r}")
-        return value
-    choices = {
-        "prune": PRUNES,
-        "cell": CELLS,
-        "rules": RULES,
-        "engine": ENGINES,
-        "compression": COMPRESSIONS,
-    }[key]
-    if value not in choices:
-        raise PipelineError(f"setting {key} must be one of {', '.join(choices)}, got {value!r}")
-    if key == "engine" and value == "dask":
-        from pipeline.dask_engine import missing_dask
-
-        if missing := missing_dask():
-            raise PipelineError(missing)
+    elif not isinstance(value, str) or value != value.strip():
+        raise PipelineError(
+            f"setting {name} must be {declared.text} (text without surrounding spaces), "
+            f"got {value!r}"
+        )
     return value

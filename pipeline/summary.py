@@ -1,112 +1,32 @@
-"""Per-part stats, their merge into ``summary.json``, and the summary as a readable table.
+"""The summary of a run: ``summary.json``, its readable table, and ``summarize``.
 
-The same ``table_stats`` runs in the workers (on each part as it is written) and in
-``summarize`` (on the parts read back), so a summary recomputed from the Parquet output
-has exactly the numbers of the run that wrote it.
+A summary is built from ``Stats`` (``pipeline.stats``) added up over the parts, with the run
+record of the manifest (settings, versions, inputs). ``summarize`` rebuilds it from the
+output directory alone, and says from the manifest and the parts (never from an earlier
+``summary.json``) whether the run is complete.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import math
 import os
-from collections import Counter
-from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
 from pipeline import storage
-from pipeline.errors import PipelineError, one_line
+from pipeline.errors import PipelineError
+from pipeline.part import read_columns
+from pipeline.resume import SUMMARY_FILE, belongs_to, coverage, read_manifest, survey
+from pipeline.stats import LADDER, STATS_COLUMNS, Stats
+from solver.vocabulary import STATUSES
 
-STATUSES = (
-    "invalid",
-    "contradictory",
-    "budget_exceeded",
-    "unsolvable",
-    "solved",
-    "unique",
-    "multiple",
-)  # the order of solver.STATUSES (a test keeps them equal); summary tables follow it
-SUMMARY_FILE = "summary.json"
-PART_GLOB = "part-*.parquet"
-STATS_COLUMNS = (
-    "status",
-    "givens",
-    "prune_solvable",
-    "singles_solvable",
-    "search_depth",
-    "search_nodes",
-    "solution_matches",
-    "solve_us",
-)
-HISTOGRAMS = ("search_depth", "search_nodes", "givens")
 PERCENTILES = (50, 90, 99)
 
 
-def table_stats(table: pa.Table) -> dict[str, Any]:
-    """Counts over the rows of one output table, as plain, mergeable data.
-
-    Histograms map a value (as a string, for JSON) to its number of rows, over the rows
-    that are not invalid. The ladder counts the puzzles that are neither invalid nor
-    contradictory: prune-solvable, singles-solvable but not prune-solvable, the rest.
-    """
-    codes = (
-        pc.index_in(table.column("status"), value_set=pa.array(STATUSES))
-        .fill_null(len(STATUSES))
-        .to_numpy(zero_copy_only=False)
-    )
-    counts = np.bincount(codes, minlength=len(STATUSES) + 1)
-    if counts[len(STATUSES)]:
-        raise PipelineError("output holds a status that this version does not know")
-    graded = (codes != STATUSES.index("invalid")) & (codes != STATUSES.index("contradictory"))
-    prune = _flags(table, "prune_solvable") & graded
-    singles = _flags(table, "singles_solvable") & graded
-    matches = table.column("solution_matches")
-    matched = int(pc.sum(matches).as_py() or 0)
-    return {
-        "rows": table.num_rows,
-        "status": {name: int(counts[i]) for i, name in enumerate(STATUSES)},
-        "ladder": {
-            "prune_solvable": int(prune.sum()),
-            "singles_solvable_only": int((singles & ~prune).sum()),
-            "needs_search": int((graded & ~singles).sum()),
-        },
-        "solution_matches": {
-            "true": matched,
-            "false": len(matches) - matches.null_count - matched,
-        },
-        **{name: _histogram(table.column(name)) for name in HISTOGRAMS},
-        "solve_seconds": float(pc.sum(table.column("solve_us")).as_py() or 0.0) / 1e6,
-    }
-
-
-def merge_stats(many: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """The sum of several ``table_stats`` results (counts and histograms added up)."""
-    total: dict[str, Any] = {"rows": 0, "parts": 0, "solve_seconds": 0.0}
-    counters: dict[str, Counter] = {}
-    for stats in many:
-        for key, value in stats.items():
-            if isinstance(value, dict):
-                counters.setdefault(key, Counter()).update(value)
-            elif key in total:
-                total[key] += value
-    for key, counter in counters.items():
-        total[key] = dict(counter)
-    total.setdefault("status", {})
-    total["status"] = {name: total["status"].get(name, 0) for name in STATUSES}
-    for name in HISTOGRAMS:
-        total[name] = _sorted_histogram(total.get(name, {}))
-    return total
-
-
 def build_summary(
-    stats: dict[str, Any],
+    stats: Stats,
     *,
-    rows_in: int,
+    rows_in: int | None,
     run: dict[str, Any],
     inputs: list[dict[str, Any]],
     output: str,
@@ -114,43 +34,46 @@ def build_summary(
     rows_kept: int = 0,
     missing: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The content of ``summary.json`` (SPEC section 4) from merged stats.
+    """The content of ``summary.json`` (SPEC section 4) from the stats of every part.
 
-    ``run`` is the run metadata stored in every part: version, versions, settings.
-    ``rows_kept``: rows of parts an earlier, stopped run had written (a resumed run), so
-    that the rate counts only the rows solved in ``wall_seconds``; ``missing``: the row
-    ranges of batches that kept failing.
+    ``run`` is the run record stored in every part: version, versions, settings, inputs.
+    ``rows_in`` is None while an input has not been read to its end. ``rows_kept``: rows of
+    parts an earlier, stopped run had written (a resumed run), so that the rate counts only
+    the rows solved in ``wall_seconds``; ``missing``: the row ranges not in the output (batches
+    that kept failing, or not solved yet), each with its reason.
     """
     settings = run["settings"]
-    nodes = stats["search_nodes"]
     wall = None if wall_seconds is None else round(wall_seconds, 3)
-    solved = stats["rows"] - rows_kept
+    solved = stats.rows - rows_kept
+    missing = list(missing or [])
     return {
-        "rows": {"in": rows_in, "out": stats["rows"]},
-        "status": stats["status"],
-        "ladder": stats["ladder"] if "ladder" in stats else {},
-        "search_depth_histogram": stats["search_depth"],
+        "complete": not missing and rows_in == stats.rows,
+        "rows": {"in": rows_in, "out": stats.rows},
+        "status": {name: stats.status[name] for name in STATUSES},
+        "ladder": {name: stats.ladder[name] for name in LADDER},
+        "search_depth_histogram": _json_histogram(stats.search_depth),
         "search_nodes": {
-            **{f"p{p}": percentile(nodes, p) for p in PERCENTILES},
-            "max": max(map(int, nodes), default=None),
+            **{f"p{p}": percentile(stats.search_nodes, p) for p in PERCENTILES},
+            "max": max(stats.search_nodes, default=None),
         },
-        "givens_histogram": stats["givens"],
-        "solution_matches": stats.get("solution_matches", {"true": 0, "false": 0}),
+        "givens_histogram": _json_histogram(stats.givens),
+        "solution_matches": {key: stats.solution_matches[key] for key in ("true", "false")},
         "wall_seconds": wall,
         "puzzles_per_second": round(solved / wall, 1) if wall else None,
         "resumed_rows": rows_kept,
-        "missing_rows": list(missing or []),
-        "solve_seconds": round(stats["solve_seconds"], 3),
+        "missing_rows": missing,
+        "solve_seconds": round(stats.solve_seconds, 3),
+        "worker_seconds": round(stats.worker_seconds, 3),
         "workers": settings["workers"],
         "engine": settings["engine"],
         "settings": settings,
         "versions": run["versions"],
         "inputs": inputs,
-        "output": {"directory": output, "parts": stats["parts"]},
+        "output": {"directory": output, "parts": stats.parts},
     }
 
 
-def percentile(histogram: dict[str, int], p: float) -> int | None:
+def percentile(histogram: dict[int, int], p: float) -> int | None:
     """The nearest-rank ``p``-th percentile of the values counted by ``histogram``: the
     smallest value that at least ``p`` percent of the values do not exceed."""
     total = sum(histogram.values())
@@ -158,7 +81,7 @@ def percentile(histogram: dict[str, int], p: float) -> int | None:
         return None
     rank = max(1, math.ceil(p / 100 * total))
     seen = 0
-    for value, count in sorted((int(v), c) for v, c in histogram.items()):
+    for value, count in sorted(histogram.items()):
         seen += count
         if seen >= rank:
             return value
@@ -172,92 +95,80 @@ def write_summary(directory: str | os.PathLike, summary: dict[str, Any]) -> str:
     return path
 
 
-def is_part_name(name: str) -> bool:
-    return fnmatch.fnmatchcase(name, PART_GLOB)
-
-
-def part_names(directory: str) -> list[str]:
-    """The names of the Parquet parts in ``directory``, sorted (that is, in input order)."""
-    entries = storage.listing(directory)
-    return [entry.name for entry in entries if entry.is_file and is_part_name(entry.name)]
-
-
 def summarize(directory: str | os.PathLike) -> dict[str, Any]:
-    """Recompute the summary of a finished run from its Parquet parts alone.
+    """The summary of the run in ``directory``, from its manifest and its parts alone.
 
-    Wall time is not in the Parquet files: it is taken from an existing summary.json
-    when there is one, else left null.
+    Whether the run is complete is decided from the parts (``resume.coverage``): an input
+    whose parts do not reach its last row, or leave a gap, is listed in ``missing_rows``.
+    Times are not in the Parquet files (but ``solve_us``): the wall and worker seconds are
+    taken from an existing summary.json when there is one, else left null and 0.
     """
-    import pyarrow.parquet as pq
-
-    from pipeline.work import METADATA_KEY, PART_METADATA_KEY
-
     directory = storage.location(directory)
     if storage.kind(directory) != "directory":
         raise PipelineError(f"output directory not found: {directory} (check the path)")
-    parts = part_names(directory)
-    if not parts:
+    run = read_manifest(directory)
+    found = survey(directory)
+    if run is None:
         raise PipelineError(
-            f"no {PART_GLOB} files in {directory}; run `sudoku-pipeline solve-dataset` first"
+            f"{directory} holds no run (no manifest.json); run `sudoku-pipeline solve-dataset` first"
         )
-    all_stats = []
-    rows_by_source: Counter = Counter()
-    spans: list[tuple[str, int, int, str]] = []
-    run_bytes = None
-    for name in parts:
-        path = storage.join(directory, name)
-        try:
-            with storage.arrow_source(path) as source:
-                file = pq.ParquetFile(source)
-                metadata = file.schema_arrow.metadata or {}
-                table = file.read(columns=list(STATS_COLUMNS))
-        except (pa.ArrowException, OSError) as err:
-            raise PipelineError(f"cannot read {path}: {one_line(err)}") from None
-        if METADATA_KEY not in metadata or PART_METADATA_KEY not in metadata:
-            raise PipelineError(f"{path} was not written by sudoku-pipeline (no run metadata)")
-        if run_bytes is None:
-            run_bytes = metadata[METADATA_KEY]
-        elif metadata[METADATA_KEY] != run_bytes:
+    if found.foreign:
+        raise PipelineError(
+            f"{storage.join(directory, sorted(found.foreign)[0])} was not written by "
+            "sudoku-pipeline; keep only one run's files in an output directory"
+        )
+    stats = Stats()
+    infos = []
+    for key, footer in sorted(found.parts.items()):
+        path = storage.join(directory, footer.info.name)
+        if not belongs_to(footer, run) or footer.info.key != key:
             raise PipelineError(
-                f"{path} belongs to another run than {parts[0]}; keep one run per output directory"
+                f"{path} belongs to another run than {directory}/manifest.json; keep one run per "
+                "output directory (rerun solve-dataset with --overwrite)"
             )
-        part = json.loads(metadata[PART_METADATA_KEY])
-        rows_by_source[part["source"]] += part["rows"]
-        spans.append((part["source"], part["first_row"], part["rows"], name))
-        stats = table_stats(table)
-        stats["parts"] = 1
-        all_stats.append(stats)
-    run = json.loads(run_bytes)
-    _check_rows_tile(spans)
-    previous = _previous_summary(directory)
-    inputs = [{**entry, "rows": rows_by_source.get(entry["path"], 0)} for entry in run["inputs"]]
-    merged = merge_stats(all_stats)
+        stats += Stats.of_table(read_columns(path, list(STATS_COLUMNS)))
+        infos.append(footer.info)
+    sources = [entry["path"] for entry in run["inputs"]]
+    covered = coverage(infos, sources)
+    previous = _previous_summary(directory) or {}
+    stats = stats.with_worker_seconds(previous.get("worker_seconds", 0.0))
+    inputs = [
+        {**entry, "rows": rows if ended else None}
+        for entry, rows, ended in zip(run["inputs"], covered.rows, covered.ended, strict=True)
+    ]
     return build_summary(
-        merged,
-        rows_in=(previous or {}).get("rows", {}).get("in", merged["rows"]),
+        stats,
+        rows_in=sum(covered.rows) if covered.complete else None,
         run=run,
         inputs=inputs,
         output=str(directory),
-        wall_seconds=(previous or {}).get("wall_seconds"),
-        rows_kept=(previous or {}).get("resumed_rows", 0),
+        wall_seconds=previous.get("wall_seconds"),
+        rows_kept=previous.get("resumed_rows", 0),
+        missing=missing_rows(covered, sources, previous.get("missing_rows", [])),
     )
 
 
-def _check_rows_tile(spans: list[tuple[str, int, int, str]]) -> None:
-    """Every source's parts must cover its rows 0, 1, 2, ... once each, without a gap."""
-    expected: dict[str, int] = {}
-    for source, first_row, rows, name in sorted(spans):
-        start = expected.get(source, 0)
-        if first_row != start:
-            low, high = sorted((start, first_row))
-            if first_row > start:
-                fix = "rerun the solve-dataset command that wrote it: it solves what is missing"
-                problem = "are missing"
-            else:
-                fix = "rerun solve-dataset with --overwrite"
-                problem = "appear twice"
-            raise PipelineError(f"rows {low}-{high - 1} of {source} {problem} (at {name}); {fix}")
-        expected[source] = first_row + rows
+def missing_rows(
+    covered, sources: list[str], reasons: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The rows the parts do not hold, as ``missing_rows`` entries: the gaps between parts,
+    and the rest of each input whose last part is not there. A gap keeps the reason an
+    earlier summary gave for it (a batch that kept failing)."""
+    known = {(m["source"], m["first_row"]): m["reason"] for m in reasons}
+    missing = []
+    for source, first, rows in covered.gaps:
+        missing.append({
+            "source": source, "first_row": first, "last_row": first + rows - 1, "rows": rows,
+            "reason": known.get((source, first), "its part is not in the output directory"),
+        })
+    for index, source in enumerate(sources):
+        if not covered.ended[index] and not any(gap[0] == source for gap in covered.gaps):
+            first = covered.rows[index]
+            missing.append({
+                "source": source, "first_row": first, "last_row": None, "rows": None,
+                "reason": known.get((source, first), "not solved yet: the run stopped before"),
+            })
+    return missing
 
 
 def _previous_summary(directory: str) -> dict[str, Any] | None:
@@ -269,10 +180,13 @@ def _previous_summary(directory: str) -> dict[str, Any] | None:
 
 def format_summary(summary: dict[str, Any]) -> str:
     """The summary as a plain-text table for a terminal."""
-    rows_out, parts = summary["rows"]["out"], summary["output"]["parts"]
+    rows_in, rows_out = summary["rows"]["in"], summary["rows"]["out"]
+    parts = summary["output"]["parts"]
+    rows = f"{rows_in:,} rows in, {rows_out:,} rows out" if rows_in is not None else (
+        f"{rows_out:,} rows out so far (an input is not read to its end)")
     lines = [
-        f"{summary['rows']['in']:,} rows in, {rows_out:,} rows out, {parts:,} Parquet "
-        f"part{'' if parts == 1 else 's'} in {summary['output']['directory']}",
+        f"{rows}, {parts:,} Parquet part{'' if parts == 1 else 's'} in "
+        f"{summary['output']['directory']}",
         "",
         f"{'status':<26}{'rows':>12}{'share':>9}",
     ]
@@ -299,12 +213,8 @@ def format_summary(summary: dict[str, Any]) -> str:
     matches = summary["solution_matches"]
     if matches["true"] or matches["false"]:
         lines.append(f"published     {matches['true']:,} solutions match, {matches['false']:,} differ")
-    missing = summary.get("missing_rows") or []
-    if missing:
-        lines.append(
-            f"MISSING       {sum(m['rows'] for m in missing):,} rows in {len(missing)} batch(es) "
-            "that kept failing (listed in summary.json)"
-        )
+    if missing := summary.get("missing_rows"):
+        lines.append("MISSING       " + _missing_text(missing))
     if summary.get("resumed_rows"):
         lines.append(f"resumed       {summary['resumed_rows']:,} rows were solved by an earlier run")
     wall = summary["wall_seconds"]
@@ -320,18 +230,34 @@ def format_summary(summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _flags(table: pa.Table, name: str) -> np.ndarray:
-    return table.column(name).fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
+def incomplete_message(summary: dict[str, Any]) -> str:
+    """One line for a summary whose run is incomplete: how much is done and what to do."""
+    rows_in = summary["rows"]["in"]
+    of = f" of {rows_in:,}" if rows_in is not None else ""
+    return (
+        f"the run in {summary['output']['directory']} is incomplete: {summary['rows']['out']:,}"
+        f"{of} rows are solved; missing: {_missing_text(summary['missing_rows'])}; rerun the "
+        "solve-dataset command that wrote it to finish it"
+    )
 
 
-def _histogram(column: pa.ChunkedArray) -> dict[str, int]:
-    values = column.drop_null().to_numpy()
-    found, counts = np.unique(values, return_counts=True)
-    return {str(int(v)): int(c) for v, c in zip(found.tolist(), counts.tolist(), strict=True)}
+def _missing_text(missing: list[dict[str, Any]]) -> str:
+    """'2 rows in 1 batch(es) ...; and the rest of 1 input(s) ...', for the table."""
+    ranges = [m for m in missing if m["rows"] is not None]
+    unread = [m for m in missing if m["rows"] is None]
+    said = []
+    if ranges:
+        said.append(f"{sum(m['rows'] for m in ranges):,} rows in {len(ranges)} batch(es) "
+                    "(listed in summary.json, with the reason)")
+    if unread:
+        starts = ", ".join(f"{m['first_row']:,} of {m['source']}" for m in unread[:3])
+        said.append(f"the rest of {len(unread)} input(s), from row {starts}")
+    return "; and ".join(said)
 
 
-def _sorted_histogram(histogram: dict[str, int]) -> dict[str, int]:
-    return {key: histogram[key] for key in sorted(histogram, key=int)}
+def _json_histogram(histogram: dict[int, int]) -> dict[str, int]:
+    """A histogram as JSON: values as strings, in increasing order."""
+    return {str(value): histogram[value] for value in sorted(histogram)}
 
 
 def _share(count: int, total: int) -> str:

@@ -1,7 +1,7 @@
 """The unit of work: one batch of input rows in, one Parquet part and its stats out.
 
 ``solve_part`` is a plain top-level function taking and returning plain data, so any
-executor can run it: the local process pool (``pipeline.pool``) or a Dask cluster.
+engine can run it: the local process pool or a Dask cluster (``pipeline.engines``).
 The hot path has no per-row Python: puzzle strings go from the Arrow string array to an
 (n, 81) byte matrix with numpy, the solver works on that matrix, and its results become
 Arrow arrays built from buffers. Only rows that are invalid get a per-row call (for the
@@ -10,7 +10,6 @@ exact error message).
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -19,29 +18,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline import storage
+from pipeline.part import PartInfo, write_part
+from pipeline.stats import Stats
 
-METADATA_KEY = b"sudoku_pipeline"
-PART_METADATA_KEY = b"sudoku_pipeline.part"
-
-# The SPEC section 3 columns, appended after the input columns, with their Arrow types.
-RESULT_FIELDS = (
-    pa.field("status", pa.string(), nullable=False),
-    pa.field("error", pa.string()),
-    pa.field("givens", pa.int8()),
-    pa.field("n_solutions", pa.int32()),
-    pa.field("solutions_capped", pa.bool_()),
-    pa.field("prune_solvable", pa.bool_()),
-    pa.field("singles_solvable", pa.bool_()),
-    pa.field("search_depth", pa.int32()),
-    pa.field("search_nodes", pa.int64()),
-    pa.field("first_solution", pa.string()),
-    pa.field("solution_matches", pa.bool_()),
-    pa.field("solve_us", pa.float64(), nullable=False),
-    pa.field("source", pa.string(), nullable=False),
-    pa.field("row", pa.int64(), nullable=False),
-)
-RESULT_COLUMNS = tuple(field.name for field in RESULT_FIELDS)
 MISSING_PUZZLE = "missing puzzle (null)"
 
 
@@ -49,33 +28,24 @@ MISSING_PUZZLE = "missing puzzle (null)"
 class Unit:
     """One batch of work, as plain data that pickles small.
 
-    ``batch`` is the input rows as an Arrow IPC stream (a pickled Arrow slice would drag
-    its whole parent buffer along); ``schema`` is the output schema, metadata included;
-    ``options`` are the keyword arguments of ``solver.solve_ascii``.
+    ``part`` says which rows these are; ``batch`` is the rows as an Arrow IPC stream (a pickled
+    Arrow slice would drag its whole parent buffer along); ``schema`` is the output schema,
+    metadata included; ``options`` are the keyword arguments of ``solver.solve_ascii``;
+    ``path`` is where the part goes.
     """
 
+    part: PartInfo
     batch: bytes
-    source: str
-    file_index: int
-    batch_index: int
-    row_offset: int
     puzzle_column: str
     solution_column: str | None
     schema: pa.Schema
     options: dict[str, Any]
     compression: str
-    part_path: str
+    path: str
 
-
-def part_name(file_index: int, batch_index: int) -> str:
-    """The file name of a part: sorting the names sorts the rows into input order."""
-    return f"part-{file_index:05d}-{batch_index:06d}.parquet"
-
-
-def output_schema(input_schema: pa.Schema, metadata: dict[bytes, bytes]) -> pa.Schema:
-    """The input columns (all nullable), then the result columns, with ``metadata``."""
-    fields = [field.with_nullable(True) for field in input_schema] + list(RESULT_FIELDS)
-    return pa.schema(fields, metadata=metadata)
+    @property
+    def rows(self) -> int:
+        return self.part.rows
 
 
 def to_ipc(table: pa.Table) -> bytes:
@@ -86,10 +56,9 @@ def to_ipc(table: pa.Table) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def solve_part(unit: Unit) -> dict[str, Any]:
+def solve_part(unit: Unit) -> Stats:
     """Solve one batch, write it as one Parquet part (atomically), return its stats."""
     import solver
-    from pipeline.summary import table_stats
 
     started = time.perf_counter()
     table = pa.ipc.open_stream(unit.batch).read_all()
@@ -118,8 +87,8 @@ def solve_part(unit: Unit) -> dict[str, Any]:
         "first_solution": digits_array(solution_grid, has_solution),
         "solution_matches": _solution_matches(table, unit, solution_grid, has_solution, valid),
         "solve_us": pa.array(result.solve_us, pa.float64()),
-        "source": pa.repeat(pa.scalar(unit.source, pa.string()), table.num_rows),
-        "row": pa.array(np.arange(table.num_rows, dtype=np.int64) + unit.row_offset),
+        "source": pa.repeat(pa.scalar(unit.part.source, pa.string()), table.num_rows),
+        "row": pa.array(np.arange(table.num_rows, dtype=np.int64) + unit.part.first_row),
     }
     arrays = []
     for field in unit.schema:
@@ -129,26 +98,15 @@ def solve_part(unit: Unit) -> dict[str, Any]:
             arrays.append(table.column(field.name))
         else:  # a column that only other input files have
             arrays.append(pa.nulls(table.num_rows, field.type))
-    part_info = {
-        "source": unit.source,
-        "file_index": unit.file_index,
-        "batch_index": unit.batch_index,
-        "first_row": unit.row_offset,
-        "rows": table.num_rows,
-    }
-    metadata = dict(unit.schema.metadata or {})
-    metadata[PART_METADATA_KEY] = json.dumps(part_info).encode()
-    output = pa.Table.from_arrays(arrays, schema=unit.schema.with_metadata(metadata))
+    output = pa.Table.from_arrays(arrays, schema=unit.schema)
     write_part(
         output,
-        unit.part_path,
+        unit.part,
+        unit.path,
         compression=unit.compression,
         plain_columns=[unit.puzzle_column, unit.solution_column, "first_solution"],
     )
-    stats = table_stats(output)
-    stats["parts"] = 1
-    stats["worker_seconds"] = time.perf_counter() - started
-    return stats
+    return Stats.of_table(output).with_worker_seconds(time.perf_counter() - started)
 
 
 def text_array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -249,34 +207,3 @@ def _solution_matches(
 def _rows_as_bytes(grid: np.ndarray) -> np.ndarray:
     """An (n, 81) uint8 matrix as n 81-byte strings, compared with one memcmp per row."""
     return np.ascontiguousarray(grid).view(np.dtype((np.void, 81))).reshape(-1)
-
-
-def write_part(
-    table: pa.Table, path: str, *, compression: str, plain_columns: list[str | None]
-) -> None:
-    """Write ``table`` to ``path`` so that the part is complete or absent, even after a power
-    cut or on an object store (``pipeline.storage.write_atomically``)."""
-    import pyarrow.parquet as pq
-
-    plain = {name for name in plain_columns if name}
-
-    def write(file) -> None:
-        pq.write_table(
-            table,
-            file,
-            compression=None if compression == "none" else compression,
-            use_dictionary=[name for name in table.column_names if name not in plain],
-            row_group_size=max(table.num_rows, 1),
-        )
-
-    storage.write_atomically(
-        path,
-        write,
-        hint="; the parts already written are kept: rerun the same command once this is "
-        "fixed, to continue",
-    )
-
-
-def run_metadata(payload: dict[str, Any]) -> dict[bytes, bytes]:
-    """Parquet key-value metadata for a run (package version, settings, inputs)."""
-    return {METADATA_KEY: json.dumps(payload, sort_keys=True).encode()}

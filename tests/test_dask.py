@@ -1,4 +1,5 @@
 """The Dask engine (issue 5): the same run on a real Dask cluster gives the same output.
+(The engine contract, retries and checks, is tested on both engines in test_engine_contract.py.)
 
 Real clusters only: a ``LocalCluster`` of 2 worker processes (started by the run itself,
 or once per module and reached by its scheduler address, as a remote cluster would be),
@@ -16,18 +17,15 @@ import threading
 import time
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from pipeline import dask_engine
-from pipeline.errors import PipelineError
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
-from pipeline.summary import STATUSES
-from pipeline.work import Unit, output_schema, part_name, run_metadata, solve_part, to_ipc
+from solver import STATUSES
 
 distributed = pytest.importorskip("distributed")
+dask_engine = pytest.importorskip("pipeline.engines.dask")
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data" / "sample.csv"
@@ -46,7 +44,8 @@ CRAFTED = [
     "1" + "." * 80,
 ]
 # What may differ between two runs of the same data: timing, and how it was run.
-RUN_KEYS = ("wall_seconds", "puzzles_per_second", "solve_seconds", "workers", "engine", "settings")
+RUN_KEYS = ("wall_seconds", "puzzles_per_second", "solve_seconds", "worker_seconds", "workers",
+            "engine", "settings")
 
 
 @pytest.fixture(scope="module")
@@ -157,156 +156,6 @@ def test_a_stopped_run_resumes_on_dask_as_it_would_locally(tmp_path, read_output
     kept = sum(pq.read_metadata(part).num_rows for part in parts[1::3] + parts[2::3])
     assert resumed["resumed_rows"] == kept
     assert comparable(resumed) == {**comparable(local), "resumed_rows": kept}
-
-
-# --- run_units on its own: retries and the checks of each part ------------------------
-
-
-def make_units(directory: Path, count: int) -> list[Unit]:
-    """``count`` units of 4 rows each, writing their parts into ``directory``."""
-    directory.mkdir()
-    settings = load_settings(max_nodes=500)
-    table = pa.table({"puzzle": [EASY, CRAFTED[3], *HARD.read_text().splitlines()[:2]]})
-    schema = output_schema(table.schema, run_metadata({"test": True}))
-    return [
-        Unit(
-            batch=to_ipc(table),
-            source="in.txt",
-            file_index=0,
-            batch_index=index,
-            row_offset=4 * index,
-            puzzle_column="puzzle",
-            solution_column=None,
-            schema=schema,
-            options=settings.solver_options(),
-            compression=settings.compression,
-            part_path=str(directory / part_name(0, index)),
-        )
-        for index in range(count)
-    ]
-
-
-def solve_part_failing_once(unit: Unit) -> dict:
-    """solve_part, after failing the first attempt of each unit (a transient I/O error)."""
-    attempted = Path(unit.part_path).parent.parent / "attempted" / Path(unit.part_path).name
-    if not attempted.exists():
-        attempted.touch()
-        raise OSError(f"simulated transient failure of {attempted.name}")
-    return solve_part(unit)
-
-
-def solve_part_failing_always(unit: Unit) -> dict:
-    raise PipelineError(f"cannot write {unit.part_path}: No space left on device")
-
-
-def solve_part_raising_on_batch_1(unit: Unit) -> dict:
-    if unit.batch_index == 1:
-        raise RuntimeError("simulated bug\nwith a second line")
-    return solve_part(unit)
-
-
-def solve_part_killing_its_worker_on_batch_1(unit: Unit) -> dict:
-    if unit.batch_index == 1:
-        os.kill(os.getpid(), signal.SIGKILL)
-    return solve_part(unit)
-
-
-def solve_part_on_unshared_disk(unit: Unit) -> dict:
-    """solve_part on a worker whose output directory is not the one this machine sees."""
-    stats = solve_part(unit)
-    os.unlink(unit.part_path)
-    return stats
-
-
-def test_units_that_fail_once_are_retried_by_dask(tmp_path, cluster):
-    (tmp_path / "attempted").mkdir()
-    units = make_units(tmp_path / "out", 6)
-    results: list[dict] = []
-    dask_engine.run_units(
-        solve_part_failing_once,
-        units,
-        workers=2,
-        scheduler=cluster.scheduler_address,
-        on_result=results.append,
-    )
-    assert len(list((tmp_path / "attempted").iterdir())) == 6  # every first attempt failed
-    assert sorted(stats["rows"] for stats in results) == [4] * 6
-    expected_dir = tmp_path / "expected"
-    expected = [solve_part(unit) for unit in make_units(expected_dir, 6)]
-    assert [s["status"] for s in results] == [s["status"] for s in expected]
-    for unit in units:
-        written = pq.read_table(unit.part_path).drop_columns(["solve_us"])
-        reference = pq.read_table(expected_dir / Path(unit.part_path).name).drop_columns(["solve_us"])
-        assert written.equals(reference)
-
-
-def test_a_unit_that_keeps_raising_is_given_up_and_the_others_go_on(tmp_path, cluster):
-    units = make_units(tmp_path / "out", 4)
-    results: list[dict] = []
-    failures = dask_engine.run_units(
-        solve_part_raising_on_batch_1,
-        units,
-        workers=2,
-        scheduler=cluster.scheduler_address,
-        on_result=results.append,
-    )
-    assert [(f.unit.batch_index, f.reason, f.attempts) for f in failures] == [
-        (1, "RuntimeError: simulated bug", 3)
-    ]
-    assert len(results) == 3
-    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == [
-        part_name(0, index) for index in (0, 2, 3)
-    ]
-
-
-def test_a_unit_that_keeps_killing_its_worker_is_given_up(tmp_path):
-    # The run's own LocalCluster: its nannies restart the workers the unit kills.
-    units = make_units(tmp_path / "out", 4)
-    results: list[dict] = []
-    failures = dask_engine.run_units(
-        solve_part_killing_its_worker_on_batch_1,
-        units,
-        workers=2,
-        scheduler="",
-        on_result=results.append,
-    )
-    assert [(f.unit.batch_index, f.attempts) for f in failures] == [(1, 3)]
-    assert "worker died each time" in failures[0].reason
-    assert len(results) == 3
-
-
-def test_a_pipeline_error_in_a_unit_stops_the_run(tmp_path, cluster):
-    with pytest.raises(PipelineError, match="No space left on device"):  # not retried: about the run
-        dask_engine.run_units(
-            solve_part_failing_always,
-            make_units(tmp_path / "out", 20),
-            workers=2,
-            scheduler=cluster.scheduler_address,
-            on_result=lambda stats: None,
-        )
-
-
-def test_a_part_this_machine_cannot_see_is_not_counted(tmp_path, cluster):
-    counted: list[dict] = []
-    with pytest.raises(PipelineError, match="must be on a filesystem that this machine and every"):
-        dask_engine.run_units(
-            solve_part_on_unshared_disk,
-            make_units(tmp_path / "out", 3),
-            workers=2,
-            scheduler=cluster.scheduler_address,
-            on_result=counted.append,
-        )
-    assert counted == []
-
-
-def test_a_worker_with_other_code_solves_nothing(tmp_path):
-    (unit,) = make_units(tmp_path / "out", 1)
-    other = {**dask_engine.installed(), "code": "0" * 64}
-    error = dask_engine.run_unit(solve_part, unit, other)
-    assert isinstance(error, PipelineError)
-    assert "runs other code than this machine (different: code;" in str(error)
-    assert not Path(unit.part_path).exists()
-    assert dask_engine.run_unit(solve_part, unit, dask_engine.installed())["rows"] == 4
 
 
 # --- settings and expected failures ----------------------------------------------------

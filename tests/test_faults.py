@@ -22,12 +22,15 @@ import psutil
 import pyarrow.parquet as pq
 import pytest
 
-import pipeline.run
+from pipeline.engines.local import LocalEngine
 from pipeline.errors import RunIncomplete
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
+from pipeline.stats import Stats
+from pipeline.summary import format_summary, summarize
 from pipeline.work import Unit, solve_part
 from tests import runs
+from tests.units import make_units
 
 # --- workers that die -------------------------------------------------------------------
 
@@ -65,25 +68,25 @@ def test_the_node_budget_is_counted_in_the_summary(slow):
     assert summary["search_nodes"]["max"] == 60_000  # the budget, reached exactly
 
 
-def solve_part_killed_on_batch_2(unit: Unit) -> dict:
+def solve_part_killed_on_batch_2(unit: Unit) -> Stats:
     """solve_part, but the worker that runs batch 2 is SIGKILLed (as by the kernel's
     out-of-memory killer), every time."""
-    if unit.batch_index == 2:
+    if unit.part.batch_index == 2:
         os.kill(os.getpid(), signal.SIGKILL)
     return solve_part(unit)
 
 
-def solve_part_crashing_on_batch_1(unit: Unit) -> dict:
+def solve_part_crashing_on_batch_1(unit: Unit) -> Stats:
     """solve_part, but the worker that runs batch 1 dies of a real segmentation fault."""
-    if unit.batch_index == 1:
+    if unit.part.batch_index == 1:
         faulthandler.disable()  # pytest's traceback dump would only clutter the output
         ctypes.string_at(0)
     return solve_part(unit)
 
 
-def solve_part_raising_on_batch_0(unit: Unit) -> dict:
+def solve_part_raising_on_batch_0(unit: Unit) -> Stats:
     """solve_part, but batch 0 raises, as a worker short of memory would."""
-    if unit.batch_index == 0:
+    if unit.part.batch_index == 0:
         raise MemoryError("cannot allocate 2 GiB")
     return solve_part(unit)
 
@@ -98,26 +101,26 @@ def solve_part_raising_on_batch_0(unit: Unit) -> dict:
     ids=["sigkill", "segfault", "exception"],
 )
 def test_a_batch_that_keeps_failing_is_reported_and_a_rerun_solves_it(
-    tmp_path, monkeypatch, cli, euler_txt, read_output, unit_function, batch, reason
+    tmp_path, euler_txt, read_output, unit_function, batch, reason
 ):
     reference = tmp_path / "reference"
-    solve_dataset([euler_txt], reference, load_settings(workers=2, batch_size=2), progress=False)
+    settings = load_settings(workers=2, batch_size=2)
+    solve_dataset([euler_txt], reference, settings, progress=False)
     out = tmp_path / "out"
-    args = ("solve-dataset", euler_txt, "-o", out, "--workers", "2", "--batch-size", "2")
-    monkeypatch.setattr(pipeline.run, "solve_part", unit_function)
-    result = cli(*args)
-    assert result.exit_code == 3, result.stderr
+    failing = LocalEngine(workers=2, function=unit_function)
+    with pytest.raises(RunIncomplete) as stopped:
+        solve_dataset([euler_txt], out, settings, engine=failing, progress=False)
     first, last = 2 * batch, 2 * batch + 1
-    assert result.stderr.splitlines()[-1] == (
-        f"error: 2 rows are missing from {out}, in 1 batch(es) that kept failing (rows "
+    assert str(stopped.value) == (
+        f"2 rows are missing from {out}, in 1 batch(es) that kept failing (rows "
         f"{first}-{last} of {euler_txt}: {reason} (3 attempts)); every other row is written, "
         "with summary.json; rerun the same command to retry the missing rows (with fewer "
         "--workers if memory ran out)"
     )
-    assert "Traceback" not in result.stdout + result.stderr
-    assert "7 rows out" in result.stdout and "MISSING       2 rows in 1 batch(es)" in result.stdout
+    table = format_summary(stopped.value.summary)
+    assert "7 rows out" in table and "MISSING       2 rows in 1 batch(es)" in table
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["rows"] == {"in": 9, "out": 7}
+    assert summary["rows"] == {"in": 9, "out": 7} and not summary["complete"]
     assert summary["missing_rows"] == [
         {
             "source": str(euler_txt),
@@ -129,13 +132,13 @@ def test_a_batch_that_keeps_failing_is_reported_and_a_rerun_solves_it(
     ]
     assert not (out / f"part-00000-{batch:06d}.parquet").exists()
     assert len(runs.parts(out)) == 4
+    again = summarize(out)  # from the parts, keeping the reason the run gave
+    assert again["missing_rows"] == summary["missing_rows"] and not again["complete"]
 
-    monkeypatch.undo()  # whatever killed the batch is fixed: the same command fills the gap
-    result = cli(*args)
-    assert result.exit_code == 0, result.stderr
+    # Whatever killed the batch is fixed: the same command fills the gap.
+    summary = solve_dataset([euler_txt], out, settings, progress=False)
     assert read_output(out, timing=False).equals(read_output(reference, timing=False))
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["missing_rows"] == [] and summary["resumed_rows"] == 7
+    assert summary["missing_rows"] == [] and summary["resumed_rows"] == 7 and summary["complete"]
 
 
 # --- disks that are full or read-only ---------------------------------------------------
@@ -252,35 +255,20 @@ def test_a_read_only_output_is_a_clean_error_and_the_rerun_continues(notes, smal
     assert json.loads((out / "summary.json").read_text())["resumed_rows"] == 40
 
 
-def test_summary_of_an_incomplete_run_is_refused_by_summarize(tmp_path, euler_txt, monkeypatch):
-    """summarize names the rows that a failed batch left out."""
-    from pipeline.errors import PipelineError
-    from pipeline.summary import summarize
-
-    monkeypatch.setattr(pipeline.run, "solve_part", solve_part_raising_on_batch_0)
-    with pytest.raises(RunIncomplete):
-        solve_dataset([euler_txt], tmp_path / "out", load_settings(workers=1, batch_size=4))
-    with pytest.raises(PipelineError, match="rows 0-3 of .* are missing .*rerun the solve-dataset"):
-        summarize(tmp_path / "out")
-
-
-def square(n: int) -> int:
-    return n * n
-
-
-def test_a_unit_sent_to_a_pool_that_just_broke_takes_the_way_back():
+def test_a_unit_sent_to_a_pool_that_just_broke_takes_the_way_back(tmp_path):
     """A worker dies between two looks at the pool: the executor then refuses new work
     (``submit`` raises BrokenProcessPool); that unit is retried like the ones in flight."""
-    from pipeline import pool
+    from pipeline.engines import local
 
     results: list[int] = []
-    fan_out = pool._FanOut(square, 1, results.append)
+    fan_out = local._FanOut(solve_part, 1, lambda unit, stats: results.append(unit.part.batch_index),
+                            None)
     for process in fan_out.processes:
         process.kill()
     deadline = time.monotonic() + 10
     while not getattr(fan_out.executor, "_broken", True) and time.monotonic() < deadline:
         time.sleep(0.01)  # the executor's own thread notices the death
-    fan_out.run(iter([2, 3, 4]))
+    fan_out.run(iter(make_units(tmp_path / "out", 3)))
     fan_out.close(kill=False)
-    assert sorted(results) == [4, 9, 16]
-    assert fan_out.failures == []
+    assert sorted(results) == [0, 1, 2]
+    assert fan_out.outcome.failures == []

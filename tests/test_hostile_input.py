@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 
 import solver
 from pipeline.errors import PipelineError
+from pipeline.part import RESULT_COLUMNS, PartInfo, output_schema
 from pipeline.read import inspect_input, read_batches
-from pipeline.work import RESULT_COLUMNS, Unit, output_schema, solve_part, to_ipc
+from pipeline.work import Unit, solve_part, to_ipc
 
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 KAGGLE = "004300209005009001070060043006002087190007400050083000600000105003508690042910300"
@@ -69,19 +70,16 @@ def solve_file(path: Path, batch_size: int = 3) -> list[tuple[str | None, str]]:
     for index, batch in enumerate(read_batches(source, batch_size)):
         part = path.with_name(f"part-{index}.parquet")
         unit = Unit(
-            to_ipc(batch),
-            str(path),
-            0,
-            index,
-            len(rows),
-            source.puzzle_column,
-            source.solution_column,
-            schema,
-            {"max_nodes": 50},
-            "zstd",
-            str(part),
+            part=PartInfo(str(path), 0, index, len(rows), batch.num_rows, last=False),
+            batch=to_ipc(batch),
+            puzzle_column=source.puzzle_column,
+            solution_column=source.solution_column,
+            schema=schema,
+            options={"max_nodes": 50},
+            compression="zstd",
+            path=str(part),
         )
-        assert solve_part(unit)["rows"] == batch.num_rows
+        assert solve_part(unit).rows == batch.num_rows
         table = pq.read_table(part)
         assert table.column(source.puzzle_column).equals(batch.column(source.puzzle_column))
         for puzzle, status in zip(

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.errors import PipelineError
+from pipeline.part import RESULT_COLUMNS
 from pipeline.read import file_digest, find_inputs, inspect_input, read_batches, rebatch
-from pipeline.work import RESULT_COLUMNS
 
 
 def rows_of(path: Path, batch_size: int = 1000, **options) -> list:

@@ -16,7 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.errors import PipelineError
-from pipeline.run import MANIFEST_FILE, solve_dataset
+from pipeline.resume import MANIFEST_FILE
+from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.summary import summarize
 
@@ -211,7 +212,9 @@ def test_another_run_in_the_output_needs_overwrite_and_foreign_files_are_never_d
     out = tmp_path / "out"
     settings = load_settings(workers=1)
     first = solve_dataset([path], out, settings, progress=False)
-    assert solve_dataset([path], out, settings, progress=False) == first  # done: nothing to do
+    again = solve_dataset([path], out, settings, progress=False)  # complete: nothing to do
+    assert again["resumed_rows"] == again["rows"]["out"] == first["rows"]["out"]
+    assert {**again, "resumed_rows": 0} == first
     with pytest.raises(PipelineError, match="holds a run with max_nodes = .*add --overwrite"):
         solve_dataset([path], out, load_settings(workers=1, max_nodes=99), progress=False)
     again = load_settings(workers=1, overwrite=True, max_nodes=99)
@@ -255,9 +258,15 @@ def test_inputs_inside_the_output_directory_are_refused(tmp_path):
     assert path.exists()
 
 
-def test_summarize_notices_a_missing_part(tmp_path):
+def test_summarize_notices_a_missing_part(tmp_path, cli):
     path = write_input(tmp_path, "txt", PUZZLES)
     solve_dataset([path], tmp_path / "out", load_settings(workers=1, batch_size=3), progress=False)
     (tmp_path / "out" / "part-00000-000001.parquet").unlink()
-    with pytest.raises(PipelineError, match="rows 3-5 of .* are missing"):
-        summarize(tmp_path / "out")
+    summary = summarize(tmp_path / "out")
+    assert not summary["complete"] and summary["rows"]["out"] == len(PUZZLES) - 3
+    assert [(m["first_row"], m["rows"]) for m in summary["missing_rows"]] == [(3, 3)]
+    result = cli("summarize", tmp_path / "out")
+    assert result.exit_code == 3
+    assert result.stderr.startswith(f"error: the run in {tmp_path / 'out'} is incomplete: ")
+    assert "3 rows in 1 batch(es)" in result.stderr and "rerun the solve-dataset command" in (
+        result.stderr)

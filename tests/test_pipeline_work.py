@@ -12,25 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solver
-from pipeline.settings import load_settings
-from pipeline.summary import STATUSES, table_stats
-from pipeline.work import (
-    PART_METADATA_KEY,
-    RESULT_COLUMNS,
-    Unit,
-    ascii_grid,
-    digits_array,
-    output_schema,
-    run_metadata,
-    solve_part,
-    to_ipc,
-)
+from pipeline.part import PART_KEY, RESULT_COLUMNS, read_footer
+from pipeline.stats import Stats
+from pipeline.work import ascii_grid, digits_array, solve_part
+from tests.units import make_unit
 
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
-
-
-def test_statuses_follow_the_solver():
-    assert STATUSES == tuple(solver.STATUSES)
 
 
 @settings(max_examples=80, deadline=None)
@@ -69,24 +56,12 @@ def test_digits_array_round_trip():
     assert array.to_pylist() == ["1" * 81, None, "3" * 81]
 
 
-def run_unit(tmp_path, table, *, solution_column=None, **overrides):
-    settings = load_settings(**overrides)
-    schema = output_schema(table.schema, run_metadata({"settings": settings.to_dict()}))
-    unit = Unit(
-        batch=to_ipc(table),
-        source="in.csv",
-        file_index=0,
-        batch_index=3,
-        row_offset=100,
-        puzzle_column="puzzle",
-        solution_column=solution_column,
-        schema=schema,
-        options=settings.solver_options(),
-        compression=settings.compression,
-        part_path=str(tmp_path / "part.parquet"),
-    )
+def run_unit(tmp_path, table, *, solution_column=None, **settings):
+    """Solve ``table`` as batch 3 of in.csv, rows 100 on: the part written, and its stats."""
+    unit = make_unit(table, tmp_path, batch_index=3, first_row=100, source="in.csv",
+                     solution_column=solution_column, **settings)
     stats = solve_part(unit)
-    return pq.read_table(tmp_path / "part.parquet"), stats
+    return pq.read_table(unit.path), stats
 
 
 PUZZLES = [
@@ -160,25 +135,26 @@ def test_solution_matches(tmp_path):
         False,
         False,
     ]
-    assert stats["solution_matches"] == {"true": 1, "false": 3}
+    assert stats.solution_matches == {"true": 1, "false": 3}
 
 
 def test_part_is_written_with_metadata_and_no_leftovers(tmp_path):
     output, stats = run_unit(tmp_path, pa.table({"puzzle": [EASY] * 5}), rules="singles")
-    assert [p.name for p in tmp_path.iterdir()] == ["part.parquet"]
-    metadata = pq.read_schema(tmp_path / "part.parquet").metadata
-    assert json.loads(metadata[PART_METADATA_KEY]) == {
+    [part] = tmp_path.iterdir()
+    assert part.name == "part-00000-000003.parquet"
+    metadata = pq.read_schema(part).metadata
+    assert json.loads(metadata[PART_KEY]) == {
         "source": "in.csv",
         "file_index": 0,
         "batch_index": 3,
         "first_row": 100,
         "rows": 5,
+        "last": False,
     }
+    assert read_footer(str(part)).info.describe() == "rows 100-104 of in.csv"
     assert json.loads(metadata[b"sudoku_pipeline"])["settings"]["rules"] == "singles"
-    assert stats["rows"] == 5 and stats["status"]["unique"] == 5
-    assert {k: v for k, v in table_stats(output).items()} == {
-        k: v for k, v in stats.items() if k not in ("parts", "worker_seconds")
-    }
+    assert stats.rows == 5 and stats.status["unique"] == 5 and stats.worker_seconds > 0
+    assert Stats.of_table(output) == stats.with_worker_seconds(0.0)
 
 
 def test_options_reach_the_solver(tmp_path):
@@ -191,5 +167,6 @@ def test_options_reach_the_solver(tmp_path):
 @pytest.mark.parametrize("compression", ["zstd", "snappy", "none"])
 def test_compression_choices(tmp_path, compression):
     run_unit(tmp_path, pa.table({"puzzle": [EASY]}), compression=compression)
-    codec = pq.ParquetFile(tmp_path / "part.parquet").metadata.row_group(0).column(0).compression
+    [part] = tmp_path.iterdir()
+    codec = pq.ParquetFile(part).metadata.row_group(0).column(0).compression
     assert codec.lower() == {"none": "uncompressed"}.get(compression, compression)

@@ -1,27 +1,24 @@
-"""Fan-out of units of work over a pool of worker processes that survives workers dying.
+"""The local engine: units of work on a pool of worker processes on this machine.
 
 Units run in a ``concurrent.futures.ProcessPoolExecutor`` (the standard library's pool over
 ``multiprocessing``, which, unlike ``multiprocessing.Pool``, notices a worker that died
 instead of waiting for it for ever), even with one worker: the solver's compiled loop never
 looks at signals, so only a solver in another process can be stopped promptly by Ctrl-C,
 and only there can it crash or run out of memory without taking the run with it.
-At most two units per worker are in flight, so the parent never reads far ahead of the
-workers and its memory stays bounded.
+At most ``IN_FLIGHT_PER_WORKER`` units per worker are in flight, so the parent never reads far
+ahead of the workers and its memory stays bounded.
 
-Faults:
+Faults (the contract of ``pipeline.engines.contract``):
 
 - A worker that dies (killed, out of memory, a crash) breaks the executor, which fails every
   unit in flight without saying which one killed it. The pool is rebuilt and those units,
   the suspects, run again one at a time, so a unit that kills its worker again is known to
   be the culprit. A unit that raises an exception is retried too. A unit that fails
   ``ATTEMPTS`` times is given up: it is returned as a ``Failure`` and the others go on.
-- A ``PipelineError`` raised by a unit is about the run, not the unit (the disk is full, the
-  output directory is read-only): it stops the run and is raised here, as is any exception
-  from iterating the units (an input that cannot be read).
-- Stopping for any reason (Ctrl-C included) kills the workers at once rather than waiting
+- Stopping for any reason (Ctrl-C, the deadline) kills the workers at once rather than waiting
   for their batches; what they were writing is a temporary file (or an upload not yet
-  made), never a part. Workers die
-  with this process too, even on ``kill -9`` (Linux), so a killed run leaves no orphans.
+  made), never a part. Workers die with this process too, even on ``kill -9`` (Linux), so a
+  killed run leaves no orphans.
 """
 
 from __future__ import annotations
@@ -31,95 +28,85 @@ import logging
 import multiprocessing
 import os
 import signal
+import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Generic, TypeVar
 
+from pipeline.engines.contract import (
+    ATTEMPTS,
+    IN_FLIGHT_PER_WORKER,
+    Engine,
+    Failure,
+    OnResult,
+    Outcome,
+    UnitFunction,
+    accept,
+    run_checked,
+)
 from pipeline.errors import PipelineError, one_line
+from pipeline.provenance import installed
+from pipeline.work import Unit
 
-U = TypeVar("U")
-R = TypeVar("R")
-IN_FLIGHT_PER_WORKER = 2
-ATTEMPTS = 3  # a unit runs at most this many times: once, then twice more on its own
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 log = logging.getLogger("pipeline")
 
 
-@dataclass
-class Failure(Generic[U]):
-    """A unit given up after ``attempts`` runs, and why its last run failed."""
+class LocalEngine(Engine):
+    """A process pool of ``workers`` processes on this machine."""
 
-    unit: U
-    reason: str
-    attempts: int
+    name = "local"
 
-
-def run_units(
-    function: Callable[[U], R],
-    units: Iterable[U],
-    *,
-    workers: int,
-    on_result: Callable[[R], None],
-    engine: str = "local",
-    scheduler: str = "",
-) -> list[Failure[U]]:
-    """Call ``function`` on every unit, in ``workers`` processes, and ``on_result`` (in this
-    process) on each result as it arrives, in completion order; return the units that kept
-    failing (see the module docstring), in the order they were given up.
-
-    ``engine="dask"`` runs the units on a Dask cluster instead (``pipeline.dask_engine``:
-    the scheduler at ``scheduler``, or a LocalCluster of ``workers`` processes).
-    """
-    if engine == "dask":
-        from pipeline.dask_engine import run_units as run_units_on_dask
-
-        failed = run_units_on_dask(
-            function, units, workers=workers, scheduler=scheduler, on_result=on_result
-        )
-        return list(failed or [])
-    fan_out = _FanOut(function, max(workers, 1), on_result)
-    try:
-        fan_out.run(iter(units))
-    except BaseException:
-        fan_out.close(kill=True)
-        raise
-    fan_out.close(kill=False)
-    return fan_out.failures
+    def run(self, units: Iterable[Unit], on_result: OnResult, *,
+            deadline: float | None = None) -> Outcome:
+        fan_out = _FanOut(self.function, self.workers, on_result, deadline)
+        try:
+            fan_out.run(iter(units))
+        except BaseException:
+            fan_out.close(kill=True)
+            raise
+        fan_out.close(kill=fan_out.outcome.stopped)
+        return fan_out.outcome
 
 
 @dataclass
-class _Task(Generic[U]):
-    unit: U
+class _Task:
+    unit: Unit
     attempts: int = 0
 
 
-class _FanOut(Generic[U, R]):
+class _FanOut:
     """The state of one fan-out: the executor, the units in flight and the suspects."""
 
-    def __init__(self, function: Callable[[U], R], workers: int, on_result: Callable[[R], None]):
+    def __init__(self, function: UnitFunction, workers: int, on_result: OnResult,
+                 deadline: float | None):
         self.function = function
         self.workers = workers
         self.on_result = on_result
-        self.failures: list[Failure[U]] = []
-        self.pending: dict[Future, _Task[U]] = {}
-        self.suspects: deque[_Task[U]] = deque()  # to run again, one at a time
+        self.deadline = deadline
+        self.expected = installed()  # computed before the fork: workers inherit it
+        self.outcome = Outcome()
+        self.pending: dict[Future, _Task] = {}
+        self.suspects: deque[_Task] = deque()  # to run again, one at a time
         self.executor: ProcessPoolExecutor | None = None
         self.processes: list[multiprocessing.Process] = []
         self._start()
 
-    def run(self, units: Iterable[U]) -> None:
+    def run(self, units: Iterator[Unit]) -> None:
         more = True
         while True:
+            if self._past_deadline():
+                self.outcome.stopped = True
+                return
             if self.suspects:
                 if not self.pending:
                     self._submit(self.suspects.popleft())
             else:
                 while more and len(self.pending) < IN_FLIGHT_PER_WORKER * self.workers:
-                    unit = next(units, _END)  # type: ignore[call-overload]
-                    if unit is _END:
+                    unit = next(units, None)
+                    if unit is None:
                         more = False
                     else:
                         self._submit(_Task(unit))
@@ -127,7 +114,7 @@ class _FanOut(Generic[U, R]):
                 if not more and not self.suspects:
                     return
                 continue
-            done, _ = wait(self.pending, return_when=FIRST_COMPLETED)
+            done, _ = wait(self.pending, timeout=self._time_left(), return_when=FIRST_COMPLETED)
             if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
                 # Every unit in flight fails with the pool: wait for all of them to settle,
                 # and for the pool's processes to be reaped, so that their exit codes are known.
@@ -176,10 +163,16 @@ class _FanOut(Generic[U, R]):
         # promptly and to read how they ended (the executor's own list is private).
         self.processes = list(getattr(self.executor, "_processes", {}).values())
 
-    def _submit(self, task: _Task[U]) -> None:
+    def _past_deadline(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def _time_left(self) -> float | None:
+        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+
+    def _submit(self, task: _Task) -> None:
         assert self.executor is not None
         try:
-            future = self.executor.submit(self.function, task.unit)
+            future = self.executor.submit(run_checked, self.function, task.unit, self.expected)
             task.attempts += 1
         except BrokenProcessPool:
             # A worker died since the last look, and the executor refuses new work. A failed
@@ -194,7 +187,7 @@ class _FanOut(Generic[U, R]):
             task = self.pending.pop(future)
             error = future.exception()
             if error is None:
-                self.on_result(future.result())
+                self.on_result(task.unit, accept(task.unit, future.result()))
             elif isinstance(error, BrokenProcessPool):
                 self._retry(task, f"its worker process died ({death})", alone=True)
             elif isinstance(error, PipelineError):
@@ -204,10 +197,10 @@ class _FanOut(Generic[U, R]):
             else:  # KeyboardInterrupt or SystemExit in a worker: not the unit's fault
                 raise error
 
-    def _retry(self, task: _Task[U], reason: str, *, alone: bool) -> None:
+    def _retry(self, task: _Task, reason: str, *, alone: bool) -> None:
         if task.attempts >= ATTEMPTS:
             log.warning("giving up a batch after %d attempts: %s", task.attempts, reason)
-            self.failures.append(Failure(task.unit, reason, task.attempts))
+            self.outcome.failures.append(Failure(task.unit, reason, task.attempts))
         elif alone:
             self.suspects.append(task)
         else:
@@ -226,9 +219,6 @@ class _FanOut(Generic[U, R]):
             hint = {"SIGKILL": ": out of memory?", "SIGSEGV": ": a crash"}.get(name, "")
             return f"killed by {name}{hint}"
         return f"exit code {code}"
-
-
-_END = object()
 
 
 def _context() -> multiprocessing.context.BaseContext:

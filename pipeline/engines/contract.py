@@ -1,0 +1,115 @@
+"""What every engine promises, and the pieces of that promise they share.
+
+An engine calls a unit function (``pipeline.work.solve_part``) on every unit, somewhere, and
+``on_result(unit, stats)`` in this process on each result as it arrives. Whatever runs them:
+
+- a unit that fails (raises, or its worker dies) is retried; one that fails ``ATTEMPTS`` times
+  is given up and returned as a ``Failure``, and the other units go on;
+- a ``PipelineError`` is about the run, not the unit (a full disk, a worker with other code):
+  it stops the run and is raised from ``run``, as is any exception from iterating the units;
+- a unit runs only where the installed code computes rows as here (``run_checked``);
+- a result counts only once its part's footer is read back from here (``accept``);
+- past ``deadline`` (``time.monotonic()``) no unit starts, the units in flight are stopped, and
+  ``Outcome.stopped`` is true; they are neither done nor failed, and a rerun solves them.
+"""
+
+from __future__ import annotations
+
+import abc
+import socket
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from pipeline.errors import PipelineError
+from pipeline.part import read_footer
+from pipeline.provenance import installed
+from pipeline.stats import Stats
+from pipeline.work import Unit, solve_part
+
+ATTEMPTS = 3  # a unit runs at most this many times
+IN_FLIGHT_PER_WORKER = 2  # units handed out per worker: the reader never runs far ahead
+
+UnitFunction = Callable[[Unit], Stats]
+OnResult = Callable[[Unit, Stats], None]
+
+
+@dataclass
+class Failure:
+    """A unit given up after ``attempts`` runs, and why its last run failed."""
+
+    unit: Unit
+    reason: str
+    attempts: int
+
+
+@dataclass
+class Outcome:
+    """How a dispatch ended: the units given up, and whether the deadline stopped it."""
+
+    failures: list[Failure] = field(default_factory=list)
+    stopped: bool = False
+
+
+class Engine(abc.ABC):
+    """Runs units of work on ``workers`` workers (see the module docstring for the contract)."""
+
+    name = "engine"
+
+    def __init__(self, *, workers: int, function: UnitFunction = solve_part):
+        self.workers = max(workers, 1)
+        self.function = function
+
+    def check(self) -> None:
+        """Raise ``PipelineError`` when this engine cannot run here (before anything is written);
+        every engine can run where this package is installed unless it says otherwise."""
+        return None
+
+    @abc.abstractmethod
+    def run(self, units: Iterable[Unit], on_result: OnResult, *,
+            deadline: float | None = None) -> Outcome:
+        """Run every unit; return the units given up and whether the deadline stopped the run."""
+
+
+def run_checked(function: UnitFunction, unit: Unit, expected: dict[str, str]) -> Stats | PipelineError:
+    """``function(unit)`` in a worker whose installation is the ``expected`` one.
+
+    A ``PipelineError`` is returned, not raised, so that no engine retries it: it is about
+    the run (a full disk, a worker with other code), and stops it.
+    """
+    try:
+        found = installed()
+        if found != expected:
+            different = sorted(key for key in expected if found.get(key) != expected[key])
+            raise PipelineError(
+                f"the worker on {socket.gethostname()} runs other code than this machine "
+                f"(different: {', '.join(different)}; its sudoku-pipeline is "
+                f"{found.get('sudoku_pipeline')}, here {expected.get('sudoku_pipeline')}); "
+                "install the same sudoku-pipeline and libraries on every machine"
+            )
+        return function(unit)
+    except PipelineError as err:
+        return err
+
+
+def accept(unit: Unit, result: Stats | PipelineError) -> Stats:
+    """The stats of a finished unit once its part is read back from here: there, complete,
+    holding the unit's rows. Raises the ``PipelineError`` a unit returned, or one saying what is
+    wrong with the part (which also catches an output directory the workers do not share)."""
+    if isinstance(result, PipelineError):
+        raise result
+    try:
+        footer = read_footer(unit.path)
+    except FileNotFoundError:
+        raise PipelineError(
+            f"a worker solved {unit.part.describe()}, but its part {unit.path} is not there as "
+            "seen from this machine: the output directory must be one that this machine and "
+            "every worker share, at the same path or URL"
+        ) from None
+    rows = unit.rows
+    if footer.info != unit.part or footer.num_rows != rows or result.rows != rows:
+        raise PipelineError(
+            f"part {unit.path} does not hold {unit.part.describe()} (it says {footer.info}, "
+            f"{footer.num_rows} rows); was the output directory written by another run at the "
+            "same time? rerun with --overwrite"
+        )
+    return result
