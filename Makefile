@@ -41,5 +41,7 @@ bench: $(STAMP)
 		$(BIN)/python $$script || exit 1; \
 	done
 
+# ruff, and the import layers (pyproject.toml, [tool.importlinter]: docs/ARCHITECTURE.md).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports

@@ -49,6 +49,17 @@ def _read_output(directory: Path, *, timing: bool = True) -> pa.Table:
     return table if timing else table.drop_columns(["solve_us"])
 
 
+@pytest.fixture(scope="session")
+def cluster():
+    """A Dask LocalCluster of 2 single-threaded worker processes, shared by the tests that
+    reach a cluster by its scheduler address (as they would a remote one)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as local_cluster:
+        yield local_cluster
+
+
 @pytest.fixture
 def cli():
     """``cli(*args)`` runs ``sudoku-pipeline ARGS`` in-process (exit_code, stdout, stderr)."""

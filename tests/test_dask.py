@@ -48,16 +48,6 @@ RUN_KEYS = ("wall_seconds", "puzzles_per_second", "solve_seconds", "worker_secon
             "engine", "settings")
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """A LocalCluster of 2 single-threaded worker processes, shared by this module's tests
-    that reach a cluster by its scheduler address (as they would a remote one)."""
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-    ) as local_cluster:
-        yield local_cluster
-
-
 @pytest.fixture
 def client(cluster):
     with distributed.Client(cluster, set_as_default=False) as cluster_client:

@@ -26,16 +26,6 @@ from tests.units import make_units
 ENGINES = ["local", "dask"]
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    """A LocalCluster of 2 single-threaded worker processes, reached by its address."""
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
-    ) as local_cluster:
-        yield local_cluster
-
-
 @pytest.fixture
 def engine(request):
     """``engine(kind, function)``: an engine of that kind, 2 workers, running ``function``;

@@ -1,0 +1,50 @@
+"""The project's structure holds: the import layers, and each setting declared once and
+named wherever a user looks for it (--help, configs/default.toml, the README's table)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from pipeline.settings import DECLARED, SETTING_NAMES, Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def test_the_import_layers_hold():
+    """pyproject.toml's import-linter contracts (also run by `make lint`)."""
+    linter = BIN / "lint-imports"
+    if not linter.exists():
+        pytest.skip("import-linter is not installed")
+    done = subprocess.run([str(linter)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+def test_every_setting_is_an_option_of_solve_dataset(cli):
+    help_text = cli("solve-dataset", "--help").stdout
+    for name in SETTING_NAMES:
+        assert "--" + name.replace("_", "-") in help_text, name
+    for name, declared in DECLARED.items():
+        if declared.short:
+            assert f"-{declared.short}" in help_text, name
+
+
+def test_default_toml_names_every_setting_with_its_default():
+    values = tomllib.loads((ROOT / "configs" / "default.toml").read_text())
+    assert list(values) == list(SETTING_NAMES)
+    assert Settings(**values) == Settings()
+
+
+def test_the_readme_table_names_every_setting_and_its_option():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Settings", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| `(--[\w-]+)`", section, flags=re.MULTILINE)
+    assert [name for name, _ in rows] == list(SETTING_NAMES)
+    assert all(option == "--" + name.replace("_", "-") for name, option in rows)
