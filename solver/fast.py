@@ -18,7 +18,8 @@ only the representation differs:
   allocation per node, nothing per node but a copy of 81 masks.
 
 Everything is compiled with ``cache=True`` so a machine pays the compilation once, ever, and
-lazily: importing this module compiles nothing.
+lazily: importing this module compiles nothing. The batch entry point releases the GIL
+(``nogil=True``), so other threads of the process (a worker's heartbeat) run while it solves.
 """
 
 from __future__ import annotations
@@ -376,7 +377,7 @@ def _search(grid, stack, untried, chosen, queue, root_open, solution, max_soluti
     return n_solutions, nodes, max_depth, budget_exceeded, root_complete
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a worker's heartbeat thread runs while a batch is solved
 def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, hidden_singles,
                  tables):
     """Fill the ``SearchColumns`` ``out`` for every row of ``grids``."""
