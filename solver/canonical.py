@@ -21,12 +21,17 @@ module reaches the same string without visiting them:
   symmetries giving the least pattern, as (transposition, row order, tied column groups).  For
   each column order the groups allow, the givens are read in canonical order and renamed by first
   appearance; the reading stops at the first given that is worse than the best string so far.
+  Most puzzles leave one survivor and one column order; a symmetric pattern leaves more (the
+  pattern of every ``serg_benchmark.txt`` puzzle has 720 least symmetries).
+- **dense grids** (a solved grid: 2,592 survivors, 3,359,232 symmetries, every one reading
+  ``123456789`` first) are read column order first: survivors sharing their first rows are
+  neighbours, and a reading that loses at row r under a column order loses for all of them.
 
-Glossary: ``t`` transposed (0 or 1); ``mask`` a source row's pattern, bit ``8 - c`` for column
-``c``; ``raw`` a stack's three bits of a mask; ``q`` an order of three things (an index into
-``PERMS3``: position ``i`` holds thing ``PERMS3[q][i]``); ``g`` the ties of three positions (bit
-0: positions 0 and 1 are separated, bit 1: positions 1 and 2); a stack's *state* is ``q * 4 + g``
-for its columns; ``h`` the ties of the three stack slots.
+Glossary: ``tr`` transposed (0 or 1); ``t`` the tables; ``mask`` a source row's pattern, bit
+``8 - c`` for column ``c``; ``raw`` a stack's three bits of a mask; ``q`` an order of three things
+(an index into ``PERMS3``: position ``i`` holds thing ``PERMS3[q][i]``); ``g`` the ties of three
+positions (bit 0: positions 0 and 1 are separated, bit 1: positions 1 and 2); a stack's *state* is
+``q * 4 + g`` for its columns; ``h`` (``tie``) the ties of the three stack slots.
 
 Nothing is compiled at import: numba compiles (or loads from its cache) on the first call.
 """
@@ -56,6 +61,9 @@ class Tables(NamedTuple):
     slot_orders: np.ndarray  # (4, 6) the slot orders ties h allow
     n_slot_orders: np.ndarray  # (4,)
     cell_of_byte: np.ndarray  # (256,) ASCII byte -> 0 blank, 1..9 digit, INVALID otherwise
+    order_cols: np.ndarray  # (1296, 9) the source columns of each column order (see below)
+    same_run: np.ndarray  # (4, 3, 3) slots j and j' tied under ties h
+    allows_order: np.ndarray  # (24, 6) a stack state allows its columns in order q
 
 
 def _groups(ties: int) -> list[list[int]]:
@@ -120,26 +128,44 @@ def _tables() -> Tables:
     cell_of_byte = np.full(256, INVALID, np.uint8)
     cell_of_byte[np.frombuffer(b"123456789", np.uint8)] = np.arange(1, 10, dtype=np.uint8)
     cell_of_byte[np.frombuffer(BLANK_BYTES, np.uint8)] = 0
+    # Column order number o = stack order * 216 + q0 * 36 + q1 * 6 + q2: slot j holds stack
+    # perms[stack order][j], its columns in order perms[q_j].
+    order_cols = np.zeros((1296, 9), np.int8)
+    for o in range(1296):
+        stack_order, within = perms[o // 216], (o // 36 % 6, o // 6 % 6, o % 6)
+        order_cols[o] = [3 * stack_order[j] + perms[within[j]][i] for j in range(3)
+                         for i in range(3)]
+    same_run = np.zeros((4, 3, 3), np.bool_)
+    for h in range(4):
+        for group in _groups(h):
+            for j in group:
+                same_run[h, j, group] = True
+    allows_order = np.zeros((24, 6), np.bool_)
+    for state in range(24):
+        allows_order[state, arrangements[state, :n_arrangements[state]] // 4] = True
     return Tables(PERMS3, best_triple, best_stacks, arrangements, n_arrangements, slot_orders,
-                  n_slot_orders, cell_of_byte)
+                  n_slot_orders, cell_of_byte, order_cols, same_run, allows_order)
 
 
 TABLES = _tables()
 
 
 # -- the pattern ----------------------------------------------------------------------------------
+# (The compiled functions take the tables out of ``t`` once, before their loops: read through the
+# tuple inside a loop that branches, every access costs numba a reference count update.)
 
 
 @njit(cache=True, inline="always")
-def _place_row(mask, stack, state, ties, t):
+def _place_row(mask, stack0, stack1, stack2, state0, state1, state2, tie, best_triple,
+               best_stacks):
     """The least canonical row the source row ``mask`` can become under a candidate's column
     groups (``stack``: the source stack in each slot, ``state``: each slot's column state,
-    ``ties``: the slots' ties), and how the groups split: (row, slot order, new ties, and the
+    ``tie``: the slots' ties), and how the groups split: (row, slot order, new ties, and the
     three new slot states packed 5 bits each, in the old slot order)."""
-    a0 = t.best_triple[state[0] * 8 + ((mask >> (6 - 3 * stack[0])) & 7)]
-    a1 = t.best_triple[state[1] * 8 + ((mask >> (6 - 3 * stack[1])) & 7)]
-    a2 = t.best_triple[state[2] * 8 + ((mask >> (6 - 3 * stack[2])) & 7)]
-    sorted_stacks = t.best_stacks[ties * 512 + (a0 & 7) * 64 + (a1 & 7) * 8 + (a2 & 7)]
+    a0 = best_triple[state0 * 8 + ((mask >> (6 - 3 * stack0)) & 7)]
+    a1 = best_triple[state1 * 8 + ((mask >> (6 - 3 * stack1)) & 7)]
+    a2 = best_triple[state2 * 8 + ((mask >> (6 - 3 * stack2)) & 7)]
+    sorted_stacks = best_stacks[tie * 512 + (a0 & 7) * 64 + (a1 & 7) * 8 + (a2 & 7)]
     new_states = (a0 >> 3) | (a1 >> 3) << 5 | (a2 >> 3) << 10
     return sorted_stacks & 511, (sorted_stacks >> 9) & 7, sorted_stacks >> 12, new_states
 
@@ -148,43 +174,40 @@ def _place_row(mask, stack, state, ties, t):
 def _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, pattern, t):
     """Breadth first over the canonical rows 0..8: ``pattern[k]`` becomes the least row k of
     any cell symmetry whose rows 0..k-1 are least, and the returned count of candidates (in
-    buffer 8 % 2 = 0) are all the ways to reach the least whole pattern.
+    buffer 8 % 2 = 0) are all the ways to reach the least whole pattern: the *survivors*.
 
     Buffers: ``stacks``, ``states``, ``ties``, ``flip`` (transposed) and ``used`` (source rows
     placed) are double-buffered by depth parity; ``rows`` and ``parents`` keep every depth, so
     a survivor's row order can be read back.
     """
+    best_triple, best_stacks, perms3 = t.best_triple, t.best_stacks, t.perms3
     n = 0
     for depth in range(9):
-        now, before = depth % 2, (depth + 1) % 2
+        now, before = depth % 2, 1 - depth % 2
         least = 512
         n_new = 0
-        n_parents = 2 if depth == 0 else n
-        for i in range(n_parents):
-            if depth == 0:  # the root candidate: nothing placed, every column tied
-                tr = i
-                placed = 0
-                first, last = 0, 9
-                stack = stacks[before, MAX_CANDIDATES - 1]
-                state = states[before, MAX_CANDIDATES - 1]
-                stack[0], stack[1], stack[2] = 0, 1, 2
-                state[0], state[1], state[2] = 0, 0, 0
-                tie = 0
+        for i in range(2 if depth == 0 else n):
+            if depth == 0:  # the two roots: nothing placed, every column tied
+                tr, placed, tie = i, 0, 0
+                stack0, stack1, stack2 = 0, 1, 2
+                state0, state1, state2 = 0, 0, 0
             else:
-                tr = flip[before, i]
-                placed = used[before, i]
-                stack = stacks[before, i]
-                state = states[before, i]
-                tie = ties[before, i]
-                if depth % 3 == 0:  # a new band: any row of a band not used yet
-                    first, last = 0, 9
-                else:  # the rest of the current band
-                    first = 3 * (rows[depth - 1, i] // 3)
-                    last = first + 3
+                tr, placed, tie = flip[before, i], used[before, i], ties[before, i]
+                stack0, stack1, stack2 = stacks[before, i, 0], stacks[before, i, 1], \
+                    stacks[before, i, 2]
+                state0, state1, state2 = states[before, i, 0], states[before, i, 1], \
+                    states[before, i, 2]
+            if depth % 3 == 0:  # a new band: any row of a band not used yet
+                first, last = 0, 9
+            else:  # the rest of the current band
+                first = 3 * (rows[depth - 1, i] // 3)
+                last = first + 3
             for r in range(first, last):
                 if (placed >> r) & 1 or (depth % 3 == 0 and (placed >> (r - r % 3)) & 7):
                     continue
-                row, order, new_ties, new_states = _place_row(masks[tr, r], stack, state, tie, t)
+                row, order, new_ties, new_states = _place_row(
+                    masks[tr, r], stack0, stack1, stack2, state0, state1, state2, tie,
+                    best_triple, best_stacks)
                 if row > least:
                     continue
                 if row < least:
@@ -198,8 +221,8 @@ def _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, patte
                 used[now, k] = placed | (1 << r)
                 ties[now, k] = new_ties
                 for slot in range(3):
-                    old = t.perms3[order, slot]
-                    stacks[now, k, slot] = stack[old]
+                    old = perms3[order, slot]
+                    stacks[now, k, slot] = stack0 if old == 0 else (stack1 if old == 1 else stack2)
                     states[now, k, slot] = (new_states >> (5 * old)) & 31
         pattern[depth] = least
         n = n_new
@@ -210,13 +233,13 @@ def _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, patte
 
 
 @njit(cache=True, inline="always")
-def _read_givens(source, row_start, cols, given_row, given_col, n_givens, best, name, seen, read,
-                 improved):
-    """Rename the givens of one cell symmetry (canonical cell (given_row[k], given_col[k]) is
-    source cell row_start[given_row[k]] + cols[given_col[k]]) by first appearance and compare
-    them with ``best``; when they are less, or ``improved`` already, write them into ``best``.
-    Returns 1 when ``best`` changed, 0 when equal, -1 when worse.
+def _read_givens(source, row_start, cols, given_row, given_col, n_givens, best, name, seen,
+                 read, improved):
+    """Rename the givens of one cell symmetry by first appearance and compare them with
+    ``best``; when they are less, or ``improved`` already, write them into ``best``.  Canonical
+    cell (r, c) is cell ``row_start[r] + cols[c]`` of ``source`` (the grid, transposed or not).
 
+    Returns (1 when ``best`` changed, 0 when equal, -1 when worse; the given where it was worse).
     ``seen[d] == read`` marks the digits named in this reading (``read`` is new every time), so
     nothing is cleared between readings, most of which stop after a few givens.
     """
@@ -230,12 +253,156 @@ def _read_givens(source, row_start, cols, given_row, given_col, n_givens, best, 
             next_name += 1
         if status == 0:
             if name[d] > best[k]:
-                return -1
+                return -1, k
             if name[d] < best[k]:
                 status = 1
         if status == 1:
             best[k] = name[d]
-    return status
+    return status, n_givens
+
+
+@njit(cache=True, inline="always")
+def _write_symmetry(symmetry, tr, row_starts, i, cols):
+    symmetry[0] = tr
+    for j in range(9):
+        symmetry[1 + j] = row_starts[i, j] // 9
+        symmetry[10 + j] = cols[j]
+
+
+@njit(cache=True, inline="always")
+def _fill_row_starts(n, rows, parents, row_starts):
+    """``row_starts[i, r]``: where canonical row r of survivor i starts in the source grid."""
+    for i in range(n):
+        k = i
+        for depth in range(8, -1, -1):
+            row_starts[i, depth] = 9 * rows[depth, k]
+            k = parents[depth, k]
+
+
+@njit(cache=True, inline="always")
+def _n_symmetries(n, states, ties, t):
+    """How many cell symmetries the ``n`` survivors stand for (column orders included)."""
+    n_slot_orders, n_arrangements = t.n_slot_orders, t.n_arrangements
+    total = 0
+    for i in range(n):
+        orders = n_slot_orders[ties[0, i]]
+        for slot in range(3):
+            orders *= n_arrangements[states[0, i, slot]]
+        total += orders
+    return total
+
+
+@njit(cache=True, inline="always")
+def _digits_by_survivor(n, sources, stacks, states, ties, flip, row_starts, given_row,
+                        given_col, n_givens, best, name, seen, cols, found_cols, symmetry, t):
+    """The least renamed givens: every column order of every survivor, read in turn."""
+    perms3, arrangements, n_arrangements = t.perms3, t.arrangements, t.n_arrangements
+    slot_orders, n_slot_orders = t.slot_orders, t.n_slot_orders
+    improved = True  # nothing to compare with yet: the first symmetry read is the best so far
+    read = seen[0]
+    found = 0
+    for i in range(n):
+        tr, tie = flip[0, i], ties[0, i]
+        source, row_start = sources[tr], row_starts[i]
+        for a in range(n_slot_orders[tie]):
+            slot_order = slot_orders[tie, a]
+            s0, s1, s2 = perms3[slot_order, 0], perms3[slot_order, 1], perms3[slot_order, 2]
+            state0, state1, state2 = states[0, i, s0], states[0, i, s1], states[0, i, s2]
+            base0, base1, base2 = 3 * stacks[0, i, s0], 3 * stacks[0, i, s1], 3 * stacks[0, i, s2]
+            for b0 in range(n_arrangements[state0]):
+                q0 = arrangements[state0, b0] // 4
+                for j in range(3):
+                    cols[j] = base0 + perms3[q0, j]
+                for b1 in range(n_arrangements[state1]):
+                    q1 = arrangements[state1, b1] // 4
+                    for j in range(3):
+                        cols[3 + j] = base1 + perms3[q1, j]
+                    for b2 in range(n_arrangements[state2]):
+                        q2 = arrangements[state2, b2] // 4
+                        for j in range(3):
+                            cols[6 + j] = base2 + perms3[q2, j]
+                        read += 1
+                        status, _ = _read_givens(source, row_start, cols, given_row,
+                                                 given_col, n_givens, best, name, seen, read,
+                                                 improved)
+                        improved = False
+                        if status == 1:  # (written out: a call here slows the whole loop)
+                            found = i
+                            for j in range(9):
+                                found_cols[j] = cols[j]
+    seen[0] = read  # a batch's readings never reuse a number (seen[0] is no digit's mark)
+    _write_symmetry(symmetry, flip[0, found], row_starts, found, found_cols)
+
+
+@njit(cache=True, inline="always")
+def _allows(stacks, states, ties, i, order, perms3, same_run, allows_order):
+    """Column order number ``order`` is one of those survivor ``i``'s tied groups allow: each
+    slot holds a stack tied to that slot, its columns in an order the stack's ties allow."""
+    stack_order = order // 216
+    for j in range(3):
+        wanted = perms3[stack_order, j]
+        home = 0
+        while stacks[0, i, home] != wanted:
+            home += 1
+        within = order // 36 % 6 if j == 0 else (order // 6 % 6 if j == 1 else order % 6)
+        if not same_run[ties[0, i], j, home] or not allows_order[states[0, i, home], within]:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _same_rows(flip, row_starts, i, j, depth):
+    """Survivors i and j agree on the transposition and rows 0..depth."""
+    if flip[0, i] != flip[0, j]:
+        return False
+    for r in range(depth + 1):
+        if row_starts[i, r] != row_starts[j, r]:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _digits_by_column_order(n, sources, stacks, states, ties, flip, row_starts, block_end,
+                            given_row, given_col, n_givens, best, name, seen, symmetry, t):
+    """The least renamed givens when the survivors stand for many symmetries (dense grids: a
+    solved grid has all 3,359,232): for each of the 1,296 column orders, the survivors in turn.
+
+    Survivors sharing their first rows are neighbours (breadth first keeps a parent's children
+    together), and a reading that loses at row r loses for every survivor with the same rows
+    0..r under the same column order: those are skipped, ``block_end[r, i]`` being the first
+    survivor after ``i`` whose rows 0..r differ.
+    """
+    perms3, same_run, allows_order, order_cols = t.perms3, t.same_run, t.allows_order, \
+        t.order_cols
+    for depth in range(9):
+        end = n
+        for i in range(n - 1, -1, -1):
+            block_end[depth, i] = end
+            if i > 0 and not _same_rows(flip, row_starts, i - 1, i, depth):
+                end = i
+    improved = True
+    read = seen[0]
+    found, found_order = 0, 0
+    for order in range(1296):
+        i = 0
+        while i < n:
+            if not _allows(stacks, states, ties, i, order, perms3, same_run, allows_order):
+                i += 1
+                continue
+            tr = flip[0, i]
+            read += 1
+            status, lost_at = _read_givens(sources[tr], row_starts[i], order_cols[order],
+                                           given_row, given_col, n_givens, best, name, seen,
+                                           read, improved)
+            improved = False
+            if status == 1:
+                found, found_order = i, order
+            if status < 0:
+                i = block_end[given_row[lost_at], i]
+            else:
+                i += 1
+    seen[0] = read
+    _write_symmetry(symmetry, flip[0, found], row_starts, found, order_cols[found_order])
 
 
 @njit(cache=True)
@@ -245,7 +412,7 @@ def _canonical_one(grid, out, symmetry, work, t):
     columns (canonical cell (r, c) is source cell (rows[r], cols[c]) of the grid, transposed if
     so)."""
     (sources, masks, rows, parents, stacks, states, ties, flip, used, pattern, given_row,
-     given_col, best, name, seen, row_start, cols, src_rows) = work
+     given_col, best, name, seen, cols, found_cols, row_starts, block_end) = work
     for cell in range(81):
         d = grid[cell]
         sources[0, cell] = d
@@ -258,6 +425,7 @@ def _canonical_one(grid, out, symmetry, work, t):
                     m |= 1 << (8 - c)
             masks[tr, r] = m
     n = _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, pattern, t)
+    _fill_row_starts(n, rows, parents, row_starts)
 
     n_givens = 0
     for cell in range(81):
@@ -265,49 +433,16 @@ def _canonical_one(grid, out, symmetry, work, t):
             given_row[n_givens] = cell // 9
             given_col[n_givens] = cell % 9
             n_givens += 1
-    if n_givens == 0:  # every symmetry gives 81 blanks; name the identity
-        symmetry[0] = 0
-        for j in range(9):
-            symmetry[1 + j] = j
-            symmetry[10 + j] = j
-        n = 0
-    improved = True  # nothing to compare with yet: the first symmetry read is the best so far
-    read = seen[0]
-    for i in range(n):
-        tr = flip[0, i]
-        k = i
-        for depth in range(8, -1, -1):
-            src_rows[depth] = rows[depth, k]
-            row_start[depth] = 9 * rows[depth, k]
-            k = parents[depth, k]
-        stack = stacks[0, i]
-        state = states[0, i]
-        tie = ties[0, i]
-        for a in range(t.n_slot_orders[tie]):
-            slot_order = t.perms3[t.slot_orders[tie, a]]
-            s0, s1, s2 = slot_order[0], slot_order[1], slot_order[2]
-            for b0 in range(t.n_arrangements[state[s0]]):
-                p0 = t.perms3[t.arrangements[state[s0], b0] // 4]
-                for j in range(3):
-                    cols[j] = 3 * stack[s0] + p0[j]
-                for b1 in range(t.n_arrangements[state[s1]]):
-                    p1 = t.perms3[t.arrangements[state[s1], b1] // 4]
-                    for j in range(3):
-                        cols[3 + j] = 3 * stack[s1] + p1[j]
-                    for b2 in range(t.n_arrangements[state[s2]]):
-                        p2 = t.perms3[t.arrangements[state[s2], b2] // 4]
-                        for j in range(3):
-                            cols[6 + j] = 3 * stack[s2] + p2[j]
-                        read += 1
-                        status = _read_givens(sources[tr], row_start, cols, given_row, given_col,
-                                              n_givens, best, name, seen, read, improved)
-                        improved = False
-                        if status == 1:
-                            symmetry[0] = tr
-                            for j in range(9):
-                                symmetry[1 + j] = src_rows[j]
-                                symmetry[10 + j] = cols[j]
-    seen[0] = read  # a batch's readings never reuse a number (seen[0] is no digit's mark)
+    if n_givens == 0:  # every symmetry gives 81 blanks; name the first
+        _write_symmetry(symmetry, flip[0, 0], row_starts, 0, t.order_cols[0])
+    # Survivor by survivor, every symmetry is read (a reading rarely goes past a dozen givens);
+    # column order first, every survivor is checked once per column order at most.
+    elif _n_symmetries(n, states, ties, t) * min(n_givens, 12) <= 1296 * n:
+        _digits_by_survivor(n, sources, stacks, states, ties, flip, row_starts, given_row,
+                            given_col, n_givens, best, name, seen, cols, found_cols, symmetry, t)
+    else:
+        _digits_by_column_order(n, sources, stacks, states, ties, flip, row_starts, block_end,
+                                given_row, given_col, n_givens, best, name, seen, symmetry, t)
     for cell in range(81):
         out[cell] = 46  # '.'
     for k in range(n_givens):
@@ -332,9 +467,10 @@ def _work():
             np.zeros(81, np.int32),  # best
             np.zeros(10, np.int32),  # name
             np.zeros(10, np.int64),  # seen
-            np.zeros(9, np.int32),  # row_start
-            np.zeros(9, np.int32),  # cols
-            np.zeros(9, np.int32))  # src_rows
+            np.zeros(9, np.int32),  # cols: one column order
+            np.zeros(9, np.int32),  # found_cols: the column order of the best so far
+            np.zeros((MAX_CANDIDATES, 9), np.int32),  # row_starts: of every survivor
+            np.zeros((9, MAX_CANDIDATES), np.int32))  # block_end
 
 
 @njit(cache=True)
