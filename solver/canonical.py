@@ -44,10 +44,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from solver.grid import CELL_OF_BYTE, parse_error, strip_line_ending
+
 PERMS3 = np.array(list(permutations(range(3))), np.int8)  # index 0 is the identity
-BLANK_BYTES = b".0 -_"
 MAX_CANDIDATES = 2 * 1296  # transpositions x row orders: candidates are distinct prefixes of these
-INVALID = 255  # the cell value of a byte that is neither a digit nor a blank
 
 
 class Tables(NamedTuple):
@@ -60,7 +60,6 @@ class Tables(NamedTuple):
     n_arrangements: np.ndarray  # (24,)
     slot_orders: np.ndarray  # (4, 6) the slot orders ties h allow
     n_slot_orders: np.ndarray  # (4,)
-    cell_of_byte: np.ndarray  # (256,) ASCII byte -> 0 blank, 1..9 digit, INVALID otherwise
     order_cols: np.ndarray  # (1296, 9) the source columns of each column order (see below)
     same_run: np.ndarray  # (4, 3, 3) slots j and j' tied under ties h
     allows_order: np.ndarray  # (24, 6) a stack state allows its columns in order q
@@ -125,9 +124,6 @@ def _tables() -> Tables:
                       for p in allowed]
             arrangements[q * 4 + g, :len(states)] = states
             n_arrangements[q * 4 + g] = len(states)
-    cell_of_byte = np.full(256, INVALID, np.uint8)
-    cell_of_byte[np.frombuffer(b"123456789", np.uint8)] = np.arange(1, 10, dtype=np.uint8)
-    cell_of_byte[np.frombuffer(BLANK_BYTES, np.uint8)] = 0
     # Column order number o = stack order * 216 + q0 * 36 + q1 * 6 + q2: slot j holds stack
     # perms[stack order][j], its columns in order perms[q_j].
     order_cols = np.zeros((1296, 9), np.int8)
@@ -144,7 +140,7 @@ def _tables() -> Tables:
     for state in range(24):
         allows_order[state, arrangements[state, :n_arrangements[state]] // 4] = True
     return Tables(PERMS3, best_triple, best_stacks, arrangements, n_arrangements, slot_orders,
-                  n_slot_orders, cell_of_byte, order_cols, same_run, allows_order)
+                  n_slot_orders, order_cols, same_run, allows_order)
 
 
 TABLES = _tables()
@@ -473,10 +469,10 @@ def _work():
             np.zeros((9, MAX_CANDIDATES), np.int32))  # block_end
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)  # a worker's heartbeat thread runs while a batch is canonicalised
 def canonical_batch(grids, out, symmetries, t):
     """``_canonical_one`` for every row of ``grids`` ((n, 81) values 0..9; rows holding
-    ``INVALID`` are left as zero bytes)."""
+    ``INVALID_BYTE`` are left as zero bytes)."""
     work = _work()
     for i in range(grids.shape[0]):
         bad = False
@@ -526,22 +522,21 @@ def canonical_ascii(rows: np.ndarray) -> np.ndarray:
     """
     rows = np.ascontiguousarray(rows, dtype=np.uint8).reshape(-1, 81)
     out = np.zeros(rows.shape, np.uint8)
-    grids = _cells_of_ascii(rows, TABLES.cell_of_byte)
+    grids = _cells_of_ascii(rows, CELL_OF_BYTE)
     canonical_batch(grids, out, np.zeros((len(rows), 19), np.int8), TABLES)
     return out
 
 
 def _grid_of(puzzle: str) -> np.ndarray:
-    """One puzzle string -> 81 cell values; ValueError naming what is wrong."""
+    """One puzzle string (SPEC section 1: a line ending is no part of it) -> 81 cell values;
+    ValueError naming what is wrong."""
     if not isinstance(puzzle, str):
         raise ValueError(f"a puzzle is a string of 81 characters, got {type(puzzle).__name__}")
-    if len(puzzle) != 81:
-        raise ValueError(f"a puzzle has 81 characters, got {len(puzzle)}")
-    for cell, ch in enumerate(puzzle):
-        if not ("1" <= ch <= "9" or ch in ".0 -_"):
-            raise ValueError(f"unexpected character {ch!r} at cell {cell} (row {cell // 9 + 1}, "
-                             f"column {cell % 9 + 1}): digits 1-9 are givens, '.0 -_' blanks")
-    return TABLES.cell_of_byte[np.frombuffer(puzzle.encode("ascii"), np.uint8)]
+    puzzle = strip_line_ending(puzzle)
+    error = parse_error(puzzle)
+    if error is not None:
+        raise ValueError(f"not a puzzle: {error} (digits 1-9 are givens, '.0 -_' blanks)")
+    return CELL_OF_BYTE[np.frombuffer(puzzle.encode("ascii"), np.uint8)]
 
 
 def canonical(puzzle: str) -> str:

@@ -20,6 +20,9 @@ from itertools import permutations, product
 
 import numpy as np
 
+from solver.grid import parse_error, strip_line_ending
+from solver.vocabulary import BLANKS
+
 
 def line_orders() -> np.ndarray:
     """The 1,296 orders of 9 lines that keep bands together: an order of the three bands, and
@@ -71,9 +74,11 @@ def renamed_by_first_appearance(grids: np.ndarray) -> np.ndarray:
 
 def parse(puzzle: str) -> np.ndarray:
     """81 characters, digits ``1``-``9`` and blanks ``.0 -_`` -> 81 values, 0 for blanks."""
-    if len(puzzle) != 81 or any(not ("1" <= ch <= "9" or ch in ".0 -_") for ch in puzzle):
-        raise ValueError(f"not a puzzle (81 characters, digits 1-9, blanks '.0 -_'): {puzzle!r}")
-    return np.array([0 if ch in ".0 -_" else int(ch) for ch in puzzle], np.uint8)
+    puzzle = strip_line_ending(puzzle)
+    error = parse_error(puzzle)
+    if error is not None:
+        raise ValueError(f"not a puzzle: {error}")
+    return np.array([0 if ch in BLANKS else int(ch) for ch in puzzle], np.uint8)
 
 
 def canonical_reference(puzzle: str) -> str:

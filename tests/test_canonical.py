@@ -240,14 +240,19 @@ def test_rows_with_other_bytes_are_zero_rows_and_the_rest_untouched():
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("." * 80, "81 characters, got 80"),
-    ("." * 82, "81 characters, got 82"),
-    ("." * 40 + "x" + "." * 40, "'x' at cell 40 (row 5, column 5)"),
-    ("." * 80 + "\n", "'\\n' at cell 80"),
+    ("." * 80, "expected 81 cells, got 80"),
+    ("." * 82, "expected 81 cells, got 82"),
+    ("." * 80 + "\n", "expected 81 cells, got 80"),
+    ("." * 40 + "x" + "." * 40, "unexpected character 'x' at cell 40 (row 5, column 5)"),
+    ("." * 40 + "\t" + "." * 40, "unexpected character '\\t' at cell 40"),
 ])
 def test_a_non_puzzle_is_a_clear_value_error(text, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         canonical(text)
+
+
+def test_a_line_ending_is_no_part_of_the_puzzle():
+    assert canonical(SINGLE + "\r\n") == canonical(SINGLE + "\n") == canonical(SINGLE)
 
 
 def test_cell_values_above_nine_are_refused():
