@@ -44,6 +44,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from solver import symmetry
 from solver.grid import CELL_OF_BYTE, parse_error, strip_line_ending
 
 PERMS3 = np.array(list(permutations(range(3))), np.int8)  # index 0 is the identity
@@ -60,7 +61,7 @@ class Tables(NamedTuple):
     n_arrangements: np.ndarray  # (24,)
     slot_orders: np.ndarray  # (4, 6) the slot orders ties h allow
     n_slot_orders: np.ndarray  # (4,)
-    order_cols: np.ndarray  # (1296, 9) the source columns of each column order (see below)
+    order_cols: np.ndarray  # (1296, 9) the source columns of each numbered column order
     same_run: np.ndarray  # (4, 3, 3) slots j and j' tied under ties h
     allows_order: np.ndarray  # (24, 6) a stack state allows its columns in order q
 
@@ -91,56 +92,70 @@ def _perm_index(order) -> int:
     return [tuple(p) for p in PERMS3.tolist()].index(tuple(int(i) for i in order))
 
 
-def _tables() -> Tables:
-    perms = PERMS3.tolist()
-    best_triple = np.zeros(24 * 8, np.int16)
+PERMS = PERMS3.tolist()
+
+
+def _best_triple_table() -> np.ndarray:
+    """state (q, g), raw bits -> the least triple the tied runs allow | the new state << 3."""
+    table = np.zeros(24 * 8, np.int16)
     for q in range(6):
         for g in range(4):
             for raw in range(8):
-                bits = [(raw >> (2 - perms[q][i])) & 1 for i in range(3)]
+                bits = [(raw >> (2 - PERMS[q][i])) & 1 for i in range(3)]
                 order, left = _sort_tied(bits, g)
                 least = sum(bits[order[i]] << (2 - i) for i in range(3))
-                q_new = _perm_index([perms[q][order[i]] for i in range(3)])
-                best_triple[(q * 4 + g) * 8 + raw] = least | (q_new * 4 + left) << 3
-    best_stacks = np.zeros(4 * 512, np.int16)
+                q_new = _perm_index([PERMS[q][order[i]] for i in range(3)])
+                table[(q * 4 + g) * 8 + raw] = least | (q_new * 4 + left) << 3
+    return table
+
+
+def _best_stacks_table() -> np.ndarray:
+    """ties h, the three slots' least triples -> the row | slot order << 9 | new h << 12."""
+    table = np.zeros(4 * 512, np.int16)
     for h in range(4):
         for key in range(512):
             triples = [key >> 6, (key >> 3) & 7, key & 7]
             order, left = _sort_tied(triples, h)
             row = sum(triples[order[i]] << (6 - 3 * i) for i in range(3))
-            best_stacks[h * 512 + key] = row | _perm_index(order) << 9 | left << 12
+            table[h * 512 + key] = row | _perm_index(order) << 9 | left << 12
+    return table
+
+
+def _allowed_orders(ties: int) -> list[int]:
+    """The orders of three things that only move things within tied runs."""
+    return [p for p in range(6)
+            if all({PERMS[p][i] for i in group} == set(group) for group in _groups(ties))]
+
+
+def _tables() -> Tables:
     arrangements = np.zeros((24, 6), np.int8)
     n_arrangements = np.zeros(24, np.int8)
     slot_orders = np.zeros((4, 6), np.int8)
     n_slot_orders = np.zeros(4, np.int8)
+    allows_order = np.zeros((24, 6), np.bool_)
     for g in range(4):
-        # The orders that only move things within tied runs: those that keep every run's set.
-        allowed = [p for p in range(6)
-                   if all({perms[p][i] for i in group} == set(group) for group in _groups(g))]
+        allowed = _allowed_orders(g)
         slot_orders[g, :len(allowed)] = allowed
         n_slot_orders[g] = len(allowed)
         for q in range(6):
-            states = [_perm_index([perms[q][perms[p][i]] for i in range(3)]) * 4 + 3
-                      for p in allowed]
-            arrangements[q * 4 + g, :len(states)] = states
-            n_arrangements[q * 4 + g] = len(states)
+            orders = [_perm_index([PERMS[q][PERMS[p][i]] for i in range(3)]) for p in allowed]
+            arrangements[q * 4 + g, :len(orders)] = [order * 4 + 3 for order in orders]
+            n_arrangements[q * 4 + g] = len(orders)
+            allows_order[q * 4 + g, orders] = True
     # Column order number o = stack order * 216 + q0 * 36 + q1 * 6 + q2: slot j holds stack
-    # perms[stack order][j], its columns in order perms[q_j].
+    # PERMS[stack order][j], its columns in order PERMS[q_j].
     order_cols = np.zeros((1296, 9), np.int8)
     for o in range(1296):
-        stack_order, within = perms[o // 216], (o // 36 % 6, o // 6 % 6, o % 6)
-        order_cols[o] = [3 * stack_order[j] + perms[within[j]][i] for j in range(3)
+        stack_order, within = PERMS[o // 216], (o // 36 % 6, o // 6 % 6, o % 6)
+        order_cols[o] = [3 * stack_order[j] + PERMS[within[j]][i] for j in range(3)
                          for i in range(3)]
     same_run = np.zeros((4, 3, 3), np.bool_)
     for h in range(4):
         for group in _groups(h):
             for j in group:
                 same_run[h, j, group] = True
-    allows_order = np.zeros((24, 6), np.bool_)
-    for state in range(24):
-        allows_order[state, arrangements[state, :n_arrangements[state]] // 4] = True
-    return Tables(PERMS3, best_triple, best_stacks, arrangements, n_arrangements, slot_orders,
-                  n_slot_orders, order_cols, same_run, allows_order)
+    return Tables(PERMS3, _best_triple_table(), _best_stacks_table(), arrangements,
+                  n_arrangements, slot_orders, n_slot_orders, order_cols, same_run, allows_order)
 
 
 TABLES = _tables()
@@ -557,11 +572,8 @@ def canonical_with_symmetry(puzzle: str) -> tuple[str, np.ndarray, np.ndarray]:
     found = np.zeros((1, 19), np.int8)
     canonical_batch(grid.reshape(1, 81), out, found, TABLES)
     transposed, src_rows, src_cols = bool(found[0, 0]), found[0, 1:10], found[0, 10:19]
-    rows_at, cols_at = np.meshgrid(src_rows.astype(np.int64), src_cols.astype(np.int64),
-                                   indexing="ij")
-    if transposed:
-        rows_at, cols_at = cols_at, rows_at
-    cells = (rows_at * 9 + cols_at).reshape(81)
+    cells = symmetry.cell_permutation(src_rows.astype(np.intp), src_cols.astype(np.intp),
+                                      transposed)
     relabel = np.zeros(10, np.uint8)
     text = out[0].tobytes().decode()
     for source, image in zip(grid[cells], text, strict=True):
