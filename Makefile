@@ -5,7 +5,8 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed-stamp
+RUN_STAMP := $(VENV)/.run-stamp
+DEV_STAMP := $(VENV)/.dev-stamp
 
 INPUT  ?= data/sample.csv
 OUTPUT ?= output
@@ -13,35 +14,40 @@ CONFIG ?= configs/default.toml
 
 .PHONY: solve-dataset test test-slow bench lint venv
 
-# Created once, and again only when pyproject.toml changes.
-$(STAMP): pyproject.toml
+# Created once, and again only when pyproject.toml changes: what running needs, then (for the
+# tests, benchmarks and lint) the dev extras.
+$(RUN_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
 
-venv: $(STAMP)
+$(DEV_STAMP): $(RUN_STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(DEV_STAMP)
+
+venv: $(DEV_STAMP)
 
 # A rerun continues a stopped run in $(OUTPUT), or just prints the summary of a finished one.
 # After changing INPUT or CONFIG for the same OUTPUT, OVERWRITE=1 replaces the run there
 # (deleting only files sudoku-pipeline wrote).
-solve-dataset: $(STAMP)
-	$(BIN)/sudoku-pipeline solve-dataset $(INPUT) --output $(OUTPUT) --config $(CONFIG) \
+solve-dataset: $(RUN_STAMP)
+	SUDOKU_PIPELINE_OVERWRITE_HINT=OVERWRITE=1 $(BIN)/sudoku-pipeline solve-dataset $(INPUT) --output $(OUTPUT) --config $(CONFIG) \
 		$(if $(OVERWRITE),--overwrite)
 
-test: $(STAMP)
+test: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q
 
-test-slow: $(STAMP)
+test-slow: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q -m slow
 
 # Every tools/bench_*.py, one after the other; they print figures and never fail on a time.
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	@for script in tools/bench_*.py; do \
 		echo "== $$script"; \
 		$(BIN)/python $$script || exit 1; \
 	done
 
 # ruff, and the import layers (pyproject.toml, [tool.importlinter]: docs/ARCHITECTURE.md).
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports

@@ -8,7 +8,9 @@ numba, the solver) are imported inside the commands, so ``--help`` is quick.
 from __future__ import annotations
 
 import inspect
+import logging
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,10 +29,23 @@ app = typer.Typer(
 )
 
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a service manager, ``kill``, a cluster's job scheduler): stop as Ctrl-C does."""
+
+    signal_number = signal.SIGTERM
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated()
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
+    # Run through `make solve-dataset`, the way to say --overwrite is OVERWRITE=1.
+    if hint := os.environ.get("SUDOKU_PIPELINE_OVERWRITE_HINT"):
+        message = message.replace("--overwrite", hint)
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
 
@@ -163,13 +178,16 @@ def solve_dataset_command(
     A run that was stopped (Ctrl-C, killed, out of time or disk) continues where it stopped
     when the same command is run again: finished parts are kept.
     Exit codes: 0 done, 2 an error (one line), 3 incomplete but resumable (time limit, or
-    batches that kept failing: the rows missing are named), 130 interrupted.
+    batches that kept failing: the rows missing are named), 130 interrupted (Ctrl-C),
+    143 terminated (SIGTERM).
 
     Example:
 
         sudoku-pipeline solve-dataset data/sample.csv --output output --workers 2
     """
     quiet = bool(overrides.get("quiet"))
+    signal.signal(signal.SIGTERM, _raise_terminated)
+    _show_warnings()
     try:
         from pipeline.run import solve_dataset
         from pipeline.summary import format_summary
@@ -183,15 +201,20 @@ def solve_dataset_command(
         raise _fail(str(err), err.exit_code) from None
     except PipelineError as err:
         raise _fail(str(err)) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         again = "the same command without --overwrite" if overrides.get("overwrite") else (
             "the same command")
+        how, code = ("terminated (SIGTERM)", 128 + signal.SIGTERM) if isinstance(
+            stop, Terminated) else ("interrupted", EXIT_INTERRUPTED)
         raise _fail(
-            f"interrupted; finished parts are kept in {output}; rerun {again} to continue",
-            EXIT_INTERRUPTED,
+            f"{how}; finished parts are kept in {output}; rerun {again} to continue", code
         ) from None
-    if not quiet:
-        typer.echo(format_summary(summary))
+    if quiet:
+        return
+    if summary["complete"] and summary["resumed_rows"] == summary["rows"]["out"]:
+        typer.echo(f"nothing to solve: {output} holds this run already, complete (add "
+                   "--overwrite to solve it again); its summary:\n")
+    typer.echo(format_summary(summary))
 
 
 # --- summarize --------------------------------------------------------------------------
@@ -226,6 +249,20 @@ def summarize_command(
     typer.echo(format_summary(summary))
     if not summary["complete"]:
         raise _fail(incomplete_message(summary), RunIncomplete.exit_code)
+
+
+class _Warnings(logging.Handler):
+    """The library's warnings (a worker that died, a setting a continued run keeps) on stderr,
+    one line each."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        typer.echo(f"warning: {record.getMessage()}", err=True)
+
+
+def _show_warnings() -> None:
+    logger = logging.getLogger("pipeline")
+    if not any(isinstance(handler, _Warnings) for handler in logger.handlers):
+        logger.addHandler(_Warnings())
 
 
 def main() -> None:

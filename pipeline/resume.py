@@ -107,9 +107,7 @@ def survey(directory: str) -> Survey:
     return Survey(parts, foreign)
 
 
-def open_output(
-    directory: str | os.PathLike, run: dict[str, Any], *, overwrite: bool, batch_size: int
-) -> Output:
+def open_output(directory: str | os.PathLike, run: dict[str, Any], *, overwrite: bool) -> Output:
     """Lock ``directory`` and start a run in it, or continue the one it holds (see module).
 
     Raises ``PipelineError`` when the directory cannot be used, holds files of other
@@ -154,7 +152,7 @@ def open_output(
             _clear(directory)
         storage.remove_temporary_files(directory)
         if output.resumed:
-            output.done = finished_parts(directory, output.run, batch_size, found.parts)
+            output.done = finished_parts(directory, output.run, found.parts)
         else:
             write_json(output.path(MANIFEST_FILE), run)
     except BaseException:
@@ -164,10 +162,7 @@ def open_output(
 
 
 def finished_parts(
-    directory: str,
-    run: dict[str, Any],
-    batch_size: int,
-    parts: dict[tuple[int, int], Footer],
+    directory: str, run: dict[str, Any], parts: dict[tuple[int, int], Footer]
 ) -> dict[tuple[int, int], tuple[PartInfo, Stats]]:
     """The ``parts`` that are complete and belong to ``run``: their info and stats. The others
     are deleted (they are this program's files, of no use to this run, and will be written
@@ -179,7 +174,7 @@ def finished_parts(
         usable = (
             belongs_to(footer, run)
             and info.key == key
-            and info.first_row == key[1] * batch_size
+            and info.first_row == key[1] * run["batch_rows"]
             and info.rows == footer.num_rows
         )
         if usable:
@@ -199,34 +194,39 @@ def belongs_to(footer: Footer, run: dict[str, Any]) -> bool:
 
 @dataclass(frozen=True)
 class Coverage:
-    """Which rows of each input the parts hold: ``rows[i]`` rows of input ``i`` are there;
-    ``ended[i]`` when its last part is there and nothing before it is missing; ``gaps`` lists
-    the row ranges missing in between (source, first row, rows)."""
+    """Which rows of each input the parts hold, by input: ``rows`` of them are there, up to
+    row ``reached`` (the row after the last part seen); ``last_seen`` when the part that ends
+    the input is there; ``gaps`` lists the row ranges missing in between (source, first row,
+    rows)."""
 
     rows: list[int]
-    ended: list[bool]
+    reached: list[int]
+    last_seen: list[bool]
     gaps: list[tuple[str, int, int]]
 
     @property
     def complete(self) -> bool:
-        return all(self.ended) and not self.gaps
+        return all(self.last_seen) and not self.gaps
+
+    def ended(self, index: int, source: str) -> bool:
+        """Whether every row of input ``index`` is there."""
+        return self.last_seen[index] and not any(gap[0] == source for gap in self.gaps)
 
 
 def coverage(infos: list[PartInfo], sources: list[str]) -> Coverage:
     """What the parts described by ``infos`` hold of the inputs ``sources`` (in run order)."""
     rows = [0] * len(sources)
-    ended = [False] * len(sources)
+    reached = [0] * len(sources)
+    last_seen = [False] * len(sources)
     gaps = []
-    next_row = [0] * len(sources)
     for info in sorted(infos, key=lambda info: info.key):
         index = info.file_index
-        if info.first_row > next_row[index]:
-            gaps.append((sources[index], next_row[index], info.first_row - next_row[index]))
+        if info.first_row > reached[index]:
+            gaps.append((sources[index], reached[index], info.first_row - reached[index]))
         rows[index] += info.rows
-        next_row[index] = info.first_row + info.rows
-        ended[index] = info.last
-    ended = [end and not any(gap[0] == sources[i] for gap in gaps) for i, end in enumerate(ended)]
-    return Coverage(rows, ended, gaps)
+        reached[index] = info.first_row + info.rows
+        last_seen[index] = info.last
+    return Coverage(rows, reached, last_seen, gaps)
 
 
 def write_json(path: str, payload: dict[str, Any]) -> None:
@@ -241,6 +241,7 @@ def read_manifest(directory: str) -> dict[str, Any] | None:
     try:
         run = json.loads(storage.read_bytes(path))
         difference(run, run)  # every field a run record needs is there
+        int(run["batch_rows"])
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError, PipelineError):

@@ -11,8 +11,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -26,9 +29,25 @@ from pipeline.engines import Engine, Failure, build_engine
 from pipeline.errors import PipelineError, RunIncomplete
 from pipeline.part import RESULT_COLUMNS, PartInfo, output_schema
 from pipeline.provenance import run_record
-from pipeline.read import InputFile, file_digest, find_inputs, inspect_input, read_batches
-from pipeline.resume import Output, belongs_to, coverage, open_output, survey
-from pipeline.settings import Settings
+from pipeline.read import (
+    InputChanged,
+    InputFile,
+    file_digest,
+    find_inputs,
+    inspect_input,
+    read_batches,
+)
+from pipeline.resume import (
+    MANIFEST_FILE,
+    SUMMARY_FILE,
+    Output,
+    belongs_to,
+    coverage,
+    open_output,
+    survey,
+    write_json,
+)
+from pipeline.settings import RUN_SETTINGS, Settings, available_cores
 from pipeline.stats import Stats
 from pipeline.summary import build_summary, summarize, write_summary
 from pipeline.work import Unit, to_ipc
@@ -37,6 +56,14 @@ __all__ = ["solve_dataset"]
 # An easy puzzle (Project Euler 96, grid 01) to load the compiled solver before forking.
 WARM_UP = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 T = TypeVar("T")
+# The automatic batch size (setting batch_size = 0): see ``auto_batch_rows``.
+AUTO_BATCH_SECONDS = 2.0
+BATCHES_PER_WORKER = 4
+MIN_AUTO_BATCH = 16
+MAX_AUTO_BATCH = 50_000
+PILOT_ROWS = 512
+PILOT_SECONDS = 0.25
+log = logging.getLogger("pipeline")
 
 
 def solve_dataset(
@@ -67,12 +94,14 @@ def solve_dataset(
     started = time.perf_counter()
     engine = engine or build_engine(settings)
     engine.check()
-    plan = make_plan(inputs, output, settings)
+    _warn_about_workers(settings)
+    show = (not settings.quiet and sys.stderr.isatty()) if progress is None else progress
+    plan = make_plan(inputs, output, settings, show_compiling=show)
     try:
         if plan.out.resumed and plan.finished():
             return _already_complete(plan.out)
-        storage.delete(plan.out.path("summary.json"))  # written again at the end
-        dispatched = dispatch(plan, engine, started=started, progress=progress)
+        storage.delete(plan.out.path(SUMMARY_FILE))  # written again at the end
+        dispatched = dispatch(plan, engine, started=started, progress=show)
         return finish(plan, dispatched, wall_seconds=time.perf_counter() - started)
     finally:
         plan.out.close()
@@ -91,6 +120,16 @@ class Plan:
     settings: Settings
     estimate: int | None  # rows expected, for the progress bar
 
+    @property
+    def batch_rows(self) -> int:
+        """Rows per batch: the run's, as chosen when it started (``batch_size`` or auto)."""
+        return self.out.run["batch_rows"]
+
+    @property
+    def compression(self) -> str:
+        """The run's compression, as it started: every part of a run is written alike."""
+        return self.out.run["settings"]["compression"]
+
     def finished(self) -> bool:
         """Whether the directory already holds every row of this run (decided from the
         parts, never from an earlier summary.json)."""
@@ -99,8 +138,9 @@ class Plan:
 
 
 def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
-              settings: Settings) -> Plan:
-    """Inspect and hash the inputs, then open the output directory (see the module)."""
+              settings: Settings, *, show_compiling: bool = False) -> Plan:
+    """Inspect and hash the inputs, choose the batch size, then open the output directory
+    (see the module)."""
     sources = [
         inspect_input(path, column=settings.column, solution_column=settings.solution_column,
                       reserved=RESULT_COLUMNS)
@@ -114,9 +154,80 @@ def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
         {"path": s.path, "format": s.format, "bytes": s.size, "sha256": digest}
         for s, (digest, _) in zip(sources, digests, strict=True)
     ])
-    out = open_output(output, run, overwrite=settings.overwrite, batch_size=settings.batch_size)
     estimate = _row_estimate(sources, [lines for _, lines in digests])
+    with _compiling_note(show_compiling):
+        _warm_up_solver(settings)  # loaded (or compiled) here, before the workers are forked
+    run["batch_rows"] = settings.batch_size or auto_batch_rows(sources[0], settings, estimate)
+    out = open_output(output, run, overwrite=settings.overwrite)
+    if out.resumed:
+        _warn_about_kept_settings(out.run["settings"], settings)
     return Plan(sources, out, output_schema(input_schema, out.run), settings, estimate)
+
+
+def auto_batch_rows(first: InputFile, settings: Settings, estimate: int | None) -> int:
+    """Rows per batch chosen for the data: about ``AUTO_BATCH_SECONDS`` of one worker's work
+    (measured on the first rows of the first input), and at least ``BATCHES_PER_WORKER``
+    batches a worker, so every worker is busy from the start and a stop loses little;
+    between ``MIN_AUTO_BATCH`` and ``MAX_AUTO_BATCH`` rows. It is recorded in the manifest:
+    a continued run keeps the batches it started with."""
+    by_time = AUTO_BATCH_SECONDS / max(_pilot(first, settings), 1e-9)
+    by_spread = MAX_AUTO_BATCH  # a compressed file's rows are not known before it is read
+    if estimate is not None:
+        by_spread = -(-max(estimate, 1) // (BATCHES_PER_WORKER * settings.workers))
+    return int(min(max(min(by_time, by_spread), MIN_AUTO_BATCH), MAX_AUTO_BATCH))
+
+
+def _pilot(source: InputFile, settings: Settings) -> float:
+    """Seconds per row of the solver on the first rows of ``source`` (at most ``PILOT_ROWS``
+    rows, stopping after ``PILOT_SECONDS``)."""
+    import solver
+    from pipeline.work import ascii_grid, text_array
+
+    first = next(iter(read_batches(source, PILOT_ROWS)), None)
+    if first is None:
+        return 0.0
+    grid, fits = ascii_grid(text_array(first.column(source.puzzle_column)))
+    grid = grid[fits]
+    started = time.perf_counter()
+    solved = 0
+    while solved < len(grid) and time.perf_counter() - started < PILOT_SECONDS:
+        solver.solve_ascii(grid[solved:solved + 16], **settings.solver_options())
+        solved += len(grid[solved:solved + 16])
+    return (time.perf_counter() - started) / solved if solved else 0.0
+
+
+@contextlib.contextmanager
+def _compiling_note(show: bool) -> Iterator[None]:
+    """Say on stderr that the solver is being compiled when its first call takes long (a
+    new machine: numba compiles once, then caches), rather than showing nothing."""
+    note = threading.Timer(1.0, lambda: print(
+        "compiling the solver for this machine (once; about 10 to 30 s)...", file=sys.stderr,
+        flush=True))
+    if show:
+        note.start()
+    try:
+        yield
+    finally:
+        note.cancel()
+
+
+def _warn_about_kept_settings(started_with: dict[str, Any], settings: Settings) -> None:
+    """A continued run keeps the settings of how its output is written; name any given now
+    that it does not take, rather than ignoring it silently."""
+    for name in RUN_SETTINGS:
+        if started_with.get(name) != getattr(settings, name):
+            log.warning(
+                "this run continues with %s = %r, as it started; %s %s applies to a new run "
+                "only (add --overwrite to start again)", name, started_with.get(name),
+                "--" + name.replace("_", "-"), getattr(settings, name))
+
+
+def _warn_about_workers(settings: Settings) -> None:
+    cores = available_cores()
+    if settings.engine == "local" and settings.workers > 2 * cores:
+        log.warning(
+            "--workers %d is far above the %d cores here: the workers share the cores, and each "
+            "holds its batches in memory; 0 means one worker per core", settings.workers, cores)
 
 
 def _check_not_inside(sources: list[InputFile], output: str) -> None:
@@ -162,8 +273,11 @@ def _row_estimate(sources: list[InputFile], newlines: list[int]) -> int | None:
 
 
 def _already_complete(out: Output) -> dict[str, Any]:
-    """The summary of a run that is complete already, from its parts; nothing is solved."""
+    """The summary of a run that is complete already, from its parts; nothing is solved.
+    (A run killed after its last part but before its summary gets its summary.json now.)"""
     summary = summarize(out.directory)
+    if storage.kind(out.path(SUMMARY_FILE)) is None:
+        write_summary(out.directory, summary)
     summary["resumed_rows"] = summary["rows"]["out"]
     return summary
 
@@ -174,12 +288,11 @@ def _already_complete(out: Output) -> dict[str, Any]:
 @dataclass
 class Dispatched:
     """What a dispatch did: the info and stats of every part of the run it knows (kept or
-    written now), the rows it read of each input and whether it read each to its end, the
-    units given up, and whether the time limit stopped it."""
+    written now), the rows it read of each input, the units given up, and whether the time
+    limit stopped it."""
 
     parts: dict[tuple[int, int], tuple[PartInfo, Stats]]
     rows_read: list[int]
-    ended: list[bool]
     rows_kept: int = 0
     failures: list[Failure] = field(default_factory=list)
     stopped: bool = False
@@ -189,19 +302,16 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
     """Send every batch that is not done to ``engine``; collect what comes back."""
     settings, out = plan.settings, plan.out
     done = dict(out.done)
-    result = Dispatched(parts={}, rows_read=[0] * len(plan.sources),
-                        ended=[False] * len(plan.sources))
-    show = (not settings.quiet and sys.stderr.isatty()) if progress is None else progress
-    bar = _progress_bar(plan.estimate, show)
+    result = Dispatched(parts={}, rows_read=[0] * len(plan.sources))
+    bar = _progress_bar(plan.estimate, bool(progress))
 
     def units() -> Iterator[Unit]:
         for file_index, source in enumerate(plan.sources):
-            batches = with_last(read_batches(source, settings.batch_size))
+            batches = with_last(read_batches(source, plan.batch_rows))
             for batch_index, (batch, last) in enumerate(batches):
                 info = PartInfo(source.path, file_index, batch_index,
                                 result.rows_read[file_index], batch.num_rows, last)
                 result.rows_read[file_index] += batch.num_rows
-                result.ended[file_index] = last
                 kept = done.pop(info.key, None)
                 if kept is not None and kept[0] == info:
                     result.parts[info.key] = kept
@@ -215,7 +325,7 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
                     solution_column=source.solution_column,
                     schema=plan.schema,
                     options=settings.solver_options(),
-                    compression=settings.compression,
+                    compression=plan.compression,
                     path=out.path(info.name),
                 )
         bar.total = sum(result.rows_read)  # the estimate becomes exact once everything is read
@@ -225,18 +335,30 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
         result.parts[unit.part.key] = (unit.part, stats)
         bar.update(unit.rows)
 
-    _warm_up_solver(settings)
     deadline = None
     if settings.time_limit:
         deadline = time.monotonic() + settings.time_limit - (time.perf_counter() - started)
     try:
         outcome = engine.run(units(), on_result, deadline=deadline)
+    except InputChanged as changed:
+        _forget_parts_read_from(changed.path, result, out)
+        raise
     finally:
         bar.close()
     result.failures, result.stopped = outcome.failures, outcome.stopped
     for info, _ in done.values():  # parts of batches that no longer exist
         storage.delete(out.path(info.name))
     return result
+
+
+def _forget_parts_read_from(path: str, result: Dispatched, out: Output) -> None:
+    """Delete the parts this session wrote from an input that changed while it was read: their
+    rows may come from either version of it. Parts kept from earlier sessions stay (the file
+    was checked against the manifest when this session started)."""
+    for key, (info, _) in list(result.parts.items()):
+        if info.source == path and key not in out.done:
+            storage.delete(out.path(info.name))
+            del result.parts[key]
 
 
 def with_last(items: Iterable[T]) -> Iterator[tuple[T, bool]]:
@@ -268,7 +390,7 @@ def _progress_bar(total: int | None, show: bool):
 
 
 def _warm_up_solver(settings: Settings) -> None:
-    """Load the compiled solver once here, so forked workers inherit it."""
+    """Load the compiled solver once here, so that forked workers inherit it."""
     import solver
 
     grid = np.frombuffer(WARM_UP.encode(), dtype=np.uint8).reshape(1, 81)
@@ -288,6 +410,8 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> dict[s
             f"time limit of {plan.settings.time_limit:g} s reached; {stats.rows:,} rows are "
             f"solved and kept in {out.directory}; rerun the same command to continue"
         )
+    if storage.kind(out.path(MANIFEST_FILE)) is None:  # the directory was emptied under the run
+        write_json(out.path(MANIFEST_FILE), out.run)
     lost = _lost_parts(out, dispatched)
     if lost:
         shown = "; ".join(info.describe() for info in lost[:3])

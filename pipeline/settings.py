@@ -39,8 +39,10 @@ class Declared:
 
     ``kind``: "count" (a whole number from ``low`` to ``high``), "seconds" (a number, 0 or
     more), "choice" (one of ``choices``), "text" or "flag" (true or false). ``zero`` says what 0
-    means for a count whose ``low`` is 0. ``rows`` is true when the rows written depend on the
-    setting: a run is continued only with the same value. ``short`` is a one-letter option.
+    means for a count whose ``low`` is 0. ``scope`` says what a run stopped and continued may
+    change: "rows" (the rows depend on it: a run is continued only with the same value), "run"
+    (how the output is written: a continued run keeps the value it started with, and says so)
+    or "session" (how this command runs: free). ``short`` is a one-letter option.
     """
 
     help: str
@@ -49,7 +51,7 @@ class Declared:
     low: int = 0
     high: int = 0
     zero: str = ""
-    rows: bool = False
+    scope: str = "session"
     short: str = ""
     text: str = "text"  # what a "text" setting holds, for messages
 
@@ -63,24 +65,27 @@ class Settings:
     """Everything a run needs to know, validated (see the settings table in README.md)."""
 
     workers: int = setting(0, "Worker processes.", "count", high=1024, zero="all cores")
-    batch_size: int = setting(50_000, "Rows per batch, i.e. per Parquet part.", "count",
-                              low=1, high=MAX_BATCH_SIZE, rows=True)
+    batch_size: int = setting(0, "Rows per batch, i.e. per Parquet part.", "count",
+                              high=MAX_BATCH_SIZE, scope="rows",
+                              zero="chosen for the data: about 2 s of work a batch, at least 4 "
+                              "batches a worker, at most 50,000 rows")
     max_solutions: int = setting(2, "Stop counting solutions at this many (1: find any one).",
-                                 "count", low=1, high=MAX_SOLUTIONS_LIMIT, rows=True)
+                                 "count", low=1, high=MAX_SOLUTIONS_LIMIT, scope="rows")
     max_nodes: int = setting(0, "Search nodes per puzzle before budget_exceeded.", "count",
-                             high=MAX_NODES_LIMIT, rows=True,
+                             high=MAX_NODES_LIMIT, scope="rows",
                              zero=f"the solver's default, {DEFAULT_MAX_NODES:,}")
     prune: str = setting("fixpoint", "Propagation at each node (SPEC section 2).", "choice",
-                         choices=PRUNE_VARIANTS, rows=True)
+                         choices=PRUNE_VARIANTS, scope="rows")
     cell: str = setting("smallest", "The cell each node expands.", "choice",
-                        choices=CELL_VARIANTS, rows=True)
+                        choices=CELL_VARIANTS, scope="rows")
     rules: str = setting("bird", "bird: naked singles; singles: adds hidden singles.", "choice",
-                         choices=RULE_SETS, rows=True)
+                         choices=RULE_SETS, scope="rows")
     column: str = setting("", "Puzzle column; empty: found by name (puzzle, quizzes, ...).",
-                          "text", rows=True, text="a column name")
+                          "text", scope="rows", text="a column name")
     solution_column: str = setting("", "Published-solution column; empty: solution(s).", "text",
-                                   rows=True, text="a column name")
-    compression: str = setting("zstd", "Parquet compression.", "choice", choices=COMPRESSIONS)
+                                   scope="rows", text="a column name")
+    compression: str = setting("zstd", "Parquet compression.", "choice", choices=COMPRESSIONS,
+                               scope="run")
     engine: str = setting("local", "Where to run: local (a process pool) or dask (a Dask "
                           "cluster).", "choice", choices=ENGINES)
     scheduler: str = setting("", "Engine dask: the scheduler address, e.g. tcp://HOST:8786; "
@@ -104,7 +109,8 @@ class Settings:
 SOLVER_OPTIONS = ("max_solutions", "max_nodes", "prune", "cell", "rules")
 DECLARED: dict[str, Declared] = {f.name: f.metadata["declared"] for f in fields(Settings)}
 SETTING_NAMES = tuple(DECLARED)
-ROW_SETTINGS = tuple(name for name, declared in DECLARED.items() if declared.rows)
+ROW_SETTINGS = tuple(name for name, declared in DECLARED.items() if declared.scope == "rows")
+RUN_SETTINGS = tuple(name for name, declared in DECLARED.items() if declared.scope == "run")
 
 
 def available_cores() -> int:

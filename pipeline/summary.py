@@ -133,8 +133,8 @@ def summarize(directory: str | os.PathLike) -> dict[str, Any]:
     previous = _previous_summary(directory) or {}
     stats = stats.with_worker_seconds(previous.get("worker_seconds", 0.0))
     inputs = [
-        {**entry, "rows": rows if ended else None}
-        for entry, rows, ended in zip(run["inputs"], covered.rows, covered.ended, strict=True)
+        {**entry, "rows": covered.rows[index] if covered.ended(index, entry["path"]) else None}
+        for index, entry in enumerate(run["inputs"])
     ]
     return build_summary(
         stats,
@@ -162,8 +162,8 @@ def missing_rows(
             "reason": known.get((source, first), "its part is not in the output directory"),
         })
     for index, source in enumerate(sources):
-        if not covered.ended[index] and not any(gap[0] == source for gap in covered.gaps):
-            first = covered.rows[index]
+        if not covered.last_seen[index]:
+            first = covered.reached[index]
             missing.append({
                 "source": source, "first_row": first, "last_row": None, "rows": None,
                 "reason": known.get((source, first), "not solved yet: the run stopped before"),

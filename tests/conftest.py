@@ -50,6 +50,21 @@ def _read_output(directory: Path, *, timing: bool = True) -> pa.Table:
 
 
 @pytest.fixture(scope="session")
+def slow(tmp_path_factory):
+    """The slow dataset (tests/runs.py) and an uninterrupted run of it, the reference that
+    runs stopped and continued are compared with."""
+    from tests import runs
+
+    base = tmp_path_factory.mktemp("slow")
+    path = runs.write_slow_dataset(base / "slow.txt")
+    reference = base / "reference"
+    done = runs.run(runs.command(path, reference, *runs.SLOW_OPTIONS, "--workers", "2", "-q"))
+    assert done.returncode == 0, done.stderr
+    assert len(runs.parts(reference)) == runs.SLOW_PARTS
+    return path, reference
+
+
+@pytest.fixture(scope="session")
 def cluster():
     """A Dask LocalCluster of 2 single-threaded worker processes, shared by the tests that
     reach a cluster by its scheduler address (as they would a remote one)."""

@@ -177,3 +177,64 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path, cli, monkeypatch):
     assert result.exit_code == 2
     assert result.stderr.startswith("error: cannot reach the Dask scheduler at tcp://127.0.0.1:1")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+# --- a scheduler that goes away -------------------------------------------------------------
+
+
+@pytest.fixture
+def scheduler_process(tmp_path):
+    """``start()``: a real `dask scheduler` on a fixed free port, and 2 `dask worker`
+    processes, each a subprocess; ``stop_scheduler()`` kills the scheduler (SIGKILL).
+    Both may be called again: the new scheduler listens at the same address."""
+    import socket
+    import subprocess
+
+    from tests import runs
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    started: list = []
+
+    def start() -> str:
+        started.append(subprocess.Popen(
+            [str(runs.BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port),
+             "--dashboard-address", ":0"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        started.append(subprocess.Popen(
+            [str(runs.BIN / "dask"), "worker", address, "--nthreads", "1", "--nworkers", "2"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        return address
+
+    def stop_scheduler() -> None:
+        started[-2].kill()
+        started[-2].wait()
+
+    yield start, stop_scheduler
+    for process in started:
+        process.kill()
+        process.wait()
+
+
+def test_a_lost_scheduler_is_one_line_and_the_same_command_continues(slow, tmp_path, scheduler_process):
+    from tests import runs
+
+    path, reference = slow
+    start, stop_scheduler = scheduler_process
+    out = tmp_path / "out"
+    args = runs.command(path, out, *runs.SLOW_OPTIONS, "--engine", "dask", "--scheduler", start(),
+                        "-q")
+    process = runs.start(args)
+    runs.wait_for_parts(out, 3, process, timeout=90)
+    stop_scheduler()
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 2, stderr
+    assert "Traceback" not in stderr and stderr.count("\n") == 1, stderr
+    assert stderr.startswith("error: lost the Dask scheduler at tcp://127.0.0.1:")
+    assert stderr.endswith("rerun the same command to continue\n")
+    assert 3 <= len(runs.parts(out)) < runs.SLOW_PARTS
+
+    start()  # the scheduler and its workers are back
+    runs.assert_rerun_completes(args, out, reference)

@@ -35,17 +35,6 @@ from tests.units import make_units
 # --- workers that die -------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def slow(tmp_path_factory):
-    """The slow dataset and an uninterrupted run of it (the reference)."""
-    base = tmp_path_factory.mktemp("slow")
-    path = runs.write_slow_dataset(base / "slow.txt")
-    reference = base / "reference"
-    done = runs.run(runs.command(path, reference, *runs.SLOW_OPTIONS, "--workers", "2", "-q"))
-    assert done.returncode == 0, done.stderr
-    return path, reference
-
-
 def test_a_worker_killed_mid_run_changes_nothing(slow, tmp_path):
     path, reference = slow
     out = tmp_path / "out"

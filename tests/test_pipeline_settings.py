@@ -41,7 +41,7 @@ def test_overrides_beat_the_file_and_none_is_ignored(tmp_path):
     ("overrides", "message"),
     [
         ({"workers": -1}, "workers must be a whole number"),
-        ({"batch_size": 0}, "batch_size must be a whole number from 1"),
+        ({"batch_size": -1}, "batch_size must be a whole number from 0 .*0 means chosen"),
         ({"max_solutions": True}, "max_solutions must be a whole number"),
         ({"prune": "twice"}, "prune must be one of fixpoint, once"),
         ({"cell": "last"}, "cell must be one of"),

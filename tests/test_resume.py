@@ -21,18 +21,6 @@ from tests import runs
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 
 
-@pytest.fixture(scope="module")
-def slow(tmp_path_factory):
-    """The slow dataset and an uninterrupted run of it (the reference)."""
-    base = tmp_path_factory.mktemp("slow")
-    path = runs.write_slow_dataset(base / "slow.txt")
-    reference = base / "reference"
-    done = runs.run(runs.command(path, reference, *runs.SLOW_OPTIONS, "--workers", "2", "-q"))
-    assert done.returncode == 0, done.stderr
-    assert len(runs.parts(reference)) == runs.SLOW_PARTS
-    return path, reference
-
-
 def test_kill_9_of_the_run_then_the_same_command_continues_it(slow, tmp_path):
     path, reference = slow
     out = tmp_path / "out"
@@ -52,18 +40,25 @@ def test_kill_9_of_the_run_then_the_same_command_continues_it(slow, tmp_path):
     assert summary["resumed_rows"] == 6 * kept  # the kept parts were not solved again
 
 
-def test_ctrl_c_stops_at_once_keeps_the_parts_and_says_how_to_continue(slow, tmp_path):
+@pytest.mark.parametrize(
+    ("sent", "code", "said"),
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated (SIGTERM)")],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_ctrl_c_or_sigterm_stops_at_once_keeps_the_parts_and_says_how_to_continue(
+    slow, tmp_path, sent, code, said
+):
     path, reference = slow
     out = tmp_path / "out"
     args = runs.command(path, out, *runs.SLOW_OPTIONS, "--workers", "2", "-q")
     process = runs.start(args)
     runs.wait_for_parts(out, 4, process)
     workers = psutil.Process(process.pid).children()
-    process.send_signal(signal.SIGINT)
+    process.send_signal(sent)
     _, stderr = process.communicate(timeout=30)  # a guard against a hang, not a timing claim
-    assert process.returncode == 130
+    assert process.returncode == code
     assert stderr == (
-        f"error: interrupted; finished parts are kept in {out}; rerun the same command to continue\n"
+        f"error: {said}; finished parts are kept in {out}; rerun the same command to continue\n"
     )
     assert runs.all_dead(workers, timeout=0)
     assert 4 <= len(runs.parts(out)) < runs.SLOW_PARTS
@@ -179,8 +174,8 @@ HOLD_THE_LOCK = """
 import sys, time
 from pathlib import Path
 from pipeline.resume import open_output
-run = {"version": "0", "code": "", "settings": {}, "inputs": []}
-output = open_output(Path(sys.argv[1]), run, overwrite=False, batch_size=1)
+run = {"version": "0", "code": "", "settings": {}, "inputs": [], "batch_rows": 1}
+output = open_output(Path(sys.argv[1]), run, overwrite=False)
 print("locked", flush=True)
 sys.stdin.read()  # until the test closes it
 output.close()

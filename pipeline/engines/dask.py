@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import logging
 import time
 import uuid
 from collections.abc import Iterable, Iterator
+from concurrent.futures import CancelledError
 from typing import Any
 
 from pipeline.engines.contract import (
@@ -70,6 +72,14 @@ class DaskEngine(Engine):
         if missing := missing_dask():
             raise PipelineError(missing)
 
+    def _lost(self, err: BaseException) -> PipelineError:
+        where = f"at {self.scheduler}" if self.scheduler else "of the LocalCluster"
+        return PipelineError(
+            f"lost the Dask scheduler {where} ({type(err).__name__}: {one_line(err)}); the parts "
+            "finished so far are kept: once the scheduler and its workers run again, rerun the "
+            "same command to continue"
+        )
+
     def run(self, units: Iterable[Unit], on_result: OnResult, *,
             deadline: float | None = None) -> Outcome:
         """Raises ``PipelineError`` when Dask is missing, the scheduler cannot be reached, a
@@ -80,6 +90,10 @@ class DaskEngine(Engine):
             raise PipelineError(missing_dask() or f"cannot import Dask; {INSTALL_HINT}") from None
         # Keys of this run never meet an older run's on a shared scheduler.
         run_id = uuid.uuid4().hex[:8]
+        # The client logs every failed reconnection with a traceback; a lost scheduler is
+        # reported here, in one line.
+        for name in ("distributed.client", "distributed.core", "distributed.comm"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         outcome = Outcome()
         expected = installed()
         with _client(distributed, self.scheduler, self.workers) as client:
@@ -89,7 +103,7 @@ class DaskEngine(Engine):
             def collect(future) -> None:
                 _, unit = pending.pop(future.key)
                 try:
-                    result = _result(future, unit, distributed)
+                    result = _result(future, unit, distributed, client)
                 finally:
                     future.release()
                 if isinstance(result, Failure):
@@ -120,10 +134,18 @@ class DaskEngine(Engine):
                     completed.add(future)
                 else:
                     outcome.stopped = not drain(0)
+            except PipelineError:
+                raise
+            except (OSError, TimeoutError, CancelledError, distributed.comm.CommClosedError) as err:
+                raise self._lost(err) from None
             finally:
-                if pending:  # stopped early: drop what has not run yet
+                if pending and client.status == "running":  # stopped early: drop the rest
                     client.cancel([future for future, _ in pending.values()])
         return outcome
+
+
+def _scheduler_lost(client) -> bool:
+    return client.status != "running"
 
 
 def _first_done(distributed, futures: list, seconds: float) -> bool:
@@ -157,6 +179,9 @@ def _client(distributed, scheduler: str, workers: int) -> Iterator[Any]:
     settings = {
         "distributed.scheduler.allowed-failures": ATTEMPTS - 1,
         "distributed.scheduler.worker-saturation": 1.0,
+        # A worker silent this long (stopped, hung) is removed and its batches rescheduled,
+        # as the local engine kills a worker whose heartbeat is silent for 60 s.
+        "distributed.scheduler.worker-ttl": "60s",
     }
     with _dask_config(settings):
         cluster = distributed.LocalCluster(
@@ -225,14 +250,19 @@ def _threads(client) -> int:
     return max(1, sum(client.nthreads().values()))
 
 
-def _result(future, unit: Unit, distributed) -> Any:
+def _result(future, unit: Unit, distributed, client) -> Any:
     """What a finished unit returned (stats or a ``PipelineError``), or a ``Failure`` when it
-    was given up."""
+    was given up. A unit cancelled because the scheduler went away is no failure of its own:
+    that is raised, for ``run`` to report."""
     try:
         return future.result()
+    except CancelledError:
+        raise
     except distributed.KilledWorker as err:
         attempts = getattr(err, "allowed_failures", ATTEMPTS - 1) + 1
         return Failure(unit, "its Dask worker died each time it ran (out of memory?)", attempts)
-    except Exception as err:  # raised by the unit on every attempt
+    except Exception as err:  # raised by the unit on every attempt, unless the scheduler went away
+        if _scheduler_lost(client):
+            raise
         return Failure(unit, f"{type(err).__name__}: {one_line(err)}", ATTEMPTS)
 

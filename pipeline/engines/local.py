@@ -15,6 +15,11 @@ Faults (the contract of ``pipeline.engines.contract``):
   the suspects, run again one at a time, so a unit that kills its worker again is known to
   be the culprit. A unit that raises an exception is retried too. A unit that fails
   ``ATTEMPTS`` times is given up: it is returned as a ``Failure`` and the others go on.
+- A worker that stops responding (stopped by SIGSTOP, hung, swapped out) would hold its batch
+  for ever: each worker beats a heartbeat (a thread writing the time into memory shared with
+  this process, every second, also while the compiled solver runs, which releases the GIL),
+  and one silent for ``stall_seconds`` is killed, so that its batches take the way back of a
+  worker that died.
 - Stopping for any reason (Ctrl-C, the deadline) kills the workers at once rather than waiting
   for their batches; what they were writing is a temporary file (or an upload not yet
   made), never a part. Workers die with this process too, even on ``kill -9`` (Linux), so a
@@ -23,11 +28,13 @@ Faults (the contract of ``pipeline.engines.contract``):
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import logging
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -51,17 +58,25 @@ from pipeline.provenance import installed
 from pipeline.work import Unit
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
+HEARTBEAT_SECONDS = 1.0  # how often a worker says it is alive
+STALL_SECONDS = 60.0  # a worker silent this long is killed (its batches run again)
 log = logging.getLogger("pipeline")
 
 
 class LocalEngine(Engine):
-    """A process pool of ``workers`` processes on this machine."""
+    """A process pool of ``workers`` processes on this machine; a worker whose heartbeat is
+    silent for ``stall_seconds`` is killed."""
 
     name = "local"
 
+    def __init__(self, *, workers: int, function: UnitFunction | None = None,
+                 stall_seconds: float = STALL_SECONDS):
+        super().__init__(workers=workers, **({"function": function} if function else {}))
+        self.stall_seconds = stall_seconds
+
     def run(self, units: Iterable[Unit], on_result: OnResult, *,
             deadline: float | None = None) -> Outcome:
-        fan_out = _FanOut(self.function, self.workers, on_result, deadline)
+        fan_out = _FanOut(self.function, self.workers, on_result, deadline, self.stall_seconds)
         try:
             fan_out.run(iter(units))
         except BaseException:
@@ -81,11 +96,12 @@ class _FanOut:
     """The state of one fan-out: the executor, the units in flight and the suspects."""
 
     def __init__(self, function: UnitFunction, workers: int, on_result: OnResult,
-                 deadline: float | None):
+                 deadline: float | None, stall_seconds: float = STALL_SECONDS):
         self.function = function
         self.workers = workers
         self.on_result = on_result
         self.deadline = deadline
+        self.heartbeats = _Heartbeats(workers, stall_seconds)
         self.expected = installed()  # computed before the fork: workers inherit it
         self.outcome = Outcome()
         self.pending: dict[Future, _Task] = {}
@@ -114,7 +130,8 @@ class _FanOut:
                 if not more and not self.suspects:
                     return
                 continue
-            done, _ = wait(self.pending, timeout=self._time_left(), return_when=FIRST_COMPLETED)
+            done, _ = wait(self.pending, timeout=self._next_look(), return_when=FIRST_COMPLETED)
+            self.heartbeats.kill_silent()
             if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
                 # Every unit in flight fails with the pool: wait for all of them to settle,
                 # and for the pool's processes to be reaped, so that their exit codes are known.
@@ -149,7 +166,7 @@ class _FanOut:
             max_workers=self.workers,
             mp_context=_context(),
             initializer=_init_worker,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), self.heartbeats.start()),
         )
         try:
             # Start every worker now, before this process reads any input: with "fork" the
@@ -166,8 +183,12 @@ class _FanOut:
     def _past_deadline(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
 
-    def _time_left(self) -> float | None:
-        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+    def _next_look(self) -> float:
+        """Seconds to wait for a unit before looking at the heartbeats and the deadline."""
+        look = HEARTBEAT_SECONDS
+        if self.deadline is not None:
+            look = min(look, max(0.0, self.deadline - time.monotonic()))
+        return look
 
     def _submit(self, task: _Task) -> None:
         assert self.executor is not None
@@ -208,6 +229,9 @@ class _FanOut:
 
     def _death(self) -> str:
         """How the workers of a broken pool ended, e.g. 'killed by SIGKILL'."""
+        if self.heartbeats.killed:
+            return (f"stopped responding: no heartbeat for {self.heartbeats.stall_seconds:g} s, "
+                    "so it was killed")
         codes = [process.exitcode for process in self.processes if process.exitcode]
         # The executor terminates the survivors of a broken pool with SIGTERM: look past them.
         codes.sort(key=lambda code: code == -signal.SIGTERM)
@@ -228,10 +252,61 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
-def _init_worker(parent: int) -> None:
-    """Workers leave Ctrl-C to the parent, which stops them; and die with the parent."""
+def _init_worker(parent: int, heartbeats: tuple) -> None:
+    """Workers leave Ctrl-C to the parent, which stops them; die with the parent; and beat."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with(parent)
+    _Heartbeats.beat_in_this_worker(*heartbeats)
+
+
+class _Heartbeats:
+    """The last heartbeat of each worker of a pool, in memory shared with the workers.
+
+    A worker takes a slot when it starts (``beat_in_this_worker``) and a thread of its own
+    writes ``time.monotonic()`` (one clock for every process of the machine) there every
+    ``HEARTBEAT_SECONDS``. ``kill_silent`` kills every worker silent for ``stall_seconds``.
+    """
+
+    def __init__(self, workers: int, stall_seconds: float):
+        self.slots = workers
+        self.stall_seconds = stall_seconds
+        self.killed: list[int] = []
+
+    def start(self) -> tuple:
+        """New shared memory for a new pool; what its workers' initializer receives."""
+        self.times = multiprocessing.Array(ctypes.c_double, self.slots, lock=False)
+        self.pids = multiprocessing.Array(ctypes.c_int, self.slots, lock=False)
+        self.taken = multiprocessing.Value(ctypes.c_int, 0)
+        self.killed = []
+        return self.times, self.pids, self.taken
+
+    @staticmethod
+    def beat_in_this_worker(times, pids, taken) -> None:
+        with taken.get_lock():
+            slot = taken.value
+            taken.value += 1
+        if slot >= len(times):  # not expected: the pool starts `workers` processes once
+            return
+        times[slot] = time.monotonic()  # before the pid: a slot is never read without a time
+        pids[slot] = os.getpid()
+
+        def beat() -> None:
+            while True:
+                times[slot] = time.monotonic()
+                time.sleep(HEARTBEAT_SECONDS)
+
+        threading.Thread(target=beat, name="heartbeat", daemon=True).start()
+
+    def kill_silent(self) -> None:
+        now = time.monotonic()
+        for slot in range(min(self.taken.value, self.slots)):
+            pid = self.pids[slot]
+            if pid and pid not in self.killed and now - self.times[slot] > self.stall_seconds:
+                log.warning("a worker process (pid %d) stopped responding: no heartbeat for "
+                            "%g s; it is killed, and its batches run again", pid, self.stall_seconds)
+                self.killed.append(pid)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
 
 
 def _die_with(parent: int) -> None:

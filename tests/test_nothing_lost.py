@@ -1,0 +1,194 @@
+"""Nothing lost, never stuck (issue 11): the faults a newcomer's first day and a fault-injection
+session found, each injected for real (files deleted under a running command, a directory
+emptied under it, real Parquet files of another program, real `make`), each failing on the
+code before the fix. Workers that stop responding are in test_stalls.py, inputs that change
+under a run in test_input_faults.py, SIGTERM in test_resume.py, a lost Dask scheduler in
+test_dask.py."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import subprocess
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+from pipeline.engines.local import LocalEngine
+from pipeline.run import solve_dataset
+from pipeline.settings import load_settings
+from tests import runs
+
+ROOT = Path(__file__).resolve().parent.parent
+SEVENTEEN = Path(__file__).resolve().parent / "data" / "solver" / "sudoku17_sample500.txt"
+EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+
+
+# --- 1. completeness comes from the manifest and the parts, never from summary.json ----------
+
+
+def test_summarize_write_of_a_stopped_run_says_it_is_incomplete_and_the_run_still_finishes(
+    slow, tmp_path, cli
+):
+    path, reference = slow
+    out = tmp_path / "out"
+    args = runs.command(path, out, *runs.SLOW_OPTIONS, "--workers", "2", "--time-limit", "1.2")
+    stopped = runs.run(args)
+    assert stopped.returncode == 3, stopped.stderr
+    solved = len(runs.parts(out))
+    assert solved < runs.SLOW_PARTS
+
+    written = cli("summarize", out, "--write")
+    assert written.exit_code == 3
+    assert f"{6 * solved:,} rows are solved" in written.stderr
+    assert "the rest of 1 input(s), from row" in written.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is False and summary["rows"]["in"] is None
+
+    for _ in range(30):  # the same command finishes the run, a slice at a time
+        done = runs.run(args)
+        if done.returncode != 3:
+            break
+    assert done.returncode == 0, done.stderr
+    runs.assert_same_run(out, reference)
+
+
+# --- 2. before summary.json is written, every part is looked at on disk -----------------------
+
+
+@pytest.mark.parametrize("damage", ["delete a part", "empty the directory"])
+def test_parts_lost_during_a_run_end_it_with_exit_3_and_the_same_command_repairs(
+    slow, tmp_path, damage
+):
+    path, reference = slow
+    out = tmp_path / "out"
+    args = runs.command(path, out, *runs.SLOW_OPTIONS, "--workers", "2", "-q")
+    process = runs.start(args)
+    runs.wait_for_parts(out, 4, process)
+    if damage == "delete a part":
+        (out / "part-00000-000000.parquet").unlink()
+    else:  # rm -rf OUT && mkdir OUT
+        shutil.rmtree(out)
+        out.mkdir()
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 3, stderr
+    assert "part(s) of this run are no longer in" in stderr
+    assert "rows 0-5 of" in stderr and "rerun the same command to solve them again" in stderr
+    assert not (out / "summary.json").exists()
+
+    runs.assert_rerun_completes(args, out, reference)
+
+
+# --- 5. --overwrite deletes only what the pipeline wrote ----------------------------------
+
+
+def test_files_of_other_programs_are_refused_even_with_overwrite(tmp_path, cli):
+    puzzles = tmp_path / "in.txt"
+    puzzles.write_text(EASY + "\n")
+    out = tmp_path / "out"
+    ds.write_dataset(pa.table({"puzzle": [EASY]}), out, format="parquet")  # part-0.parquet
+    mimic = out / "part-00000-000000.parquet"  # our name, not our metadata
+    pq.write_table(pa.table({"puzzle": [EASY]}), mimic)
+    before = sorted(p.name for p in out.iterdir())
+    for extra in ([], ["--overwrite"]):
+        result = cli("solve-dataset", puzzles, "-o", out, *extra)
+        assert result.exit_code == 2
+        assert "holds files sudoku-pipeline did not write (e.g. part-0.parquet)" in result.stderr
+        assert "--overwrite" not in result.stderr  # it would not help
+    assert sorted(p.name for p in out.iterdir()) == before
+
+
+# --- 7. batches sized for the data ----------------------------------------------------------
+
+
+def test_the_automatic_batch_size_keeps_every_worker_busy_and_resumes_with_it(tmp_path):
+    """500 17-clue puzzles (under 50,000 rows): several batches a worker, not one batch; the
+    size is recorded, and a continued run keeps it whatever --workers it is given."""
+    out = tmp_path / "out"
+    settings = load_settings(workers=2, rules="singles")
+    first = solve_dataset([SEVENTEEN], out, settings, progress=False)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["settings"]["batch_size"] == 0
+    parts = runs.parts(out)
+    assert len(parts) >= 4 * 2 and first["output"]["parts"] == len(parts)
+    assert manifest["batch_rows"] == pq.read_metadata(parts[0]).num_rows
+    parts[1].unlink()
+    again = solve_dataset([SEVENTEEN], out, load_settings(workers=1, rules="singles"),
+                          progress=False)
+    assert again["resumed_rows"] == 500 - manifest["batch_rows"]
+    assert json.loads((out / "manifest.json").read_text())["batch_rows"] == manifest["batch_rows"]
+
+
+# --- 8. smaller ones ------------------------------------------------------------------------
+
+
+def test_a_finished_run_says_it_is_complete_and_names_settings_it_keeps(tmp_path, cli, euler_txt):
+    out = tmp_path / "out"
+    assert cli("solve-dataset", euler_txt, "-o", out, "--workers", "1").exit_code == 0
+    again = cli("solve-dataset", euler_txt, "-o", out, "--workers", "1", "--compression", "snappy")
+    assert again.exit_code == 0
+    assert again.stdout.startswith(f"nothing to solve: {out} holds this run already, complete")
+    assert again.stderr == (
+        "warning: this run continues with compression = 'zstd', as it started; --compression "
+        "snappy applies to a new run only (add --overwrite to start again)\n"
+    )
+
+
+def test_far_more_workers_than_cores_is_a_warning(tmp_path, euler_txt, caplog):
+    settings = load_settings(workers=1000)
+    with caplog.at_level(logging.WARNING, logger="pipeline"):
+        solve_dataset([euler_txt], tmp_path / "out", settings, engine=LocalEngine(workers=1),
+                      progress=False)
+    assert "--workers 1000 is far above the" in caplog.text
+
+
+def test_the_node_budget_has_a_documented_maximum(tmp_path, cli, euler_txt):
+    result = cli("solve-dataset", euler_txt, "-o", tmp_path / "out", "--max-nodes", str(2**62))
+    assert result.exit_code == 2
+    assert "max_nodes must be a whole number from 0 to 1,000,000,000" in result.stderr
+    assert "1,000,000,000" in (ROOT / "README.md").read_text()
+
+
+@pytest.fixture
+def project_copy(tmp_path):
+    """A copy of the project's Makefile and configs whose .venv is this one, installed."""
+    for name in ("Makefile", "pyproject.toml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "configs", tmp_path / "configs")
+    venv = tmp_path / ".venv"
+    venv.mkdir()
+    (venv / "bin").symlink_to(Path(runs.BIN))
+    for stamp in (".run-stamp", ".dev-stamp"):
+        (venv / stamp).touch()
+    return tmp_path
+
+
+def make(directory: Path, *arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["make", *arguments], cwd=directory, capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_make_solve_dataset_installs_only_what_running_needs(tmp_path):
+    """`make -n` in a copy without a .venv: what a fresh clone's first command would run."""
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    planned = make(tmp_path, "-n", "solve-dataset")
+    assert "pip install --quiet -e ." in planned.stdout
+    assert "[dev]" not in planned.stdout
+    assert "-e '.[dev]'" in make(tmp_path, "-n", "test").stdout
+
+
+def test_through_make_the_hint_says_overwrite_1(project_copy, euler_txt):
+    first = make(project_copy, "solve-dataset", f"INPUT={euler_txt}", "OUTPUT=out")
+    assert first.returncode == 0, first.stderr
+    other = make(project_copy, "solve-dataset", f"INPUT={euler_txt}", "OUTPUT=out",
+                 "CONFIG=configs/fast.toml")
+    assert other.returncode != 0
+    assert "add OVERWRITE=1 to replace it" in other.stderr
+    again = make(project_copy, "solve-dataset", f"INPUT={euler_txt}", "OUTPUT=out",
+                 "CONFIG=configs/fast.toml", "OVERWRITE=1")
+    assert again.returncode == 0, again.stderr
