@@ -1,6 +1,5 @@
-# sudoku-pipeline: the everyday commands. On a fresh clone the first target creates .venv.
-#   make solve-dataset [INPUT=data/sample.csv] [OUTPUT=output] [CONFIG=configs/default.toml] [OVERWRITE=1]
-#   make test | make test-slow | make bench | make lint
+# sudoku-pipeline: the everyday commands (`make` or `make help` lists them). On a fresh clone
+# the first target creates .venv.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -12,7 +11,16 @@ INPUT  ?= data/sample.csv
 OUTPUT ?= output
 CONFIG ?= configs/default.toml
 
-.PHONY: solve-dataset test test-slow bench lint venv
+.PHONY: help solve-dataset test test-slow bench lint venv
+
+help:
+	@echo "make solve-dataset [INPUT=data/sample.csv] [OUTPUT=output] [CONFIG=configs/default.toml] [OVERWRITE=1]"
+	@echo "                     solve INPUT into OUTPUT (creates .venv on first use); again: continue it"
+	@echo "make test            the test suite (installs the dev extras on first use)"
+	@echo "make test-slow       the tests marked slow"
+	@echo "make bench           every tools/bench_*.py: figures, never a failure on a time"
+	@echo "make lint            ruff, and the import layers (docs/ARCHITECTURE.md)"
+	@echo "make help            this list"
 
 # Created once, and again only when pyproject.toml changes: what running needs, then (for the
 # tests, benchmarks and lint) the dev extras.

@@ -8,6 +8,7 @@ numba, the solver) are imported inside the commands, so ``--help`` is quick.
 from __future__ import annotations
 
 import inspect
+import json
 import logging
 import os
 import signal
@@ -26,6 +27,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: flags without a "<bool>" metavar, examples kept as written
 )
 
 EXIT_USAGE = 2
@@ -40,6 +42,24 @@ class Terminated(KeyboardInterrupt):
 
 def _raise_terminated(signum, frame) -> None:
     raise Terminated()
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from pipeline import __version__
+
+        typer.echo(f"sudoku-pipeline {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool, typer.Option("--version", help="Print the version and exit.", is_eager=True,
+                           callback=_print_version)
+    ] = False,
+) -> None:
+    """Solve and classify whole datasets of Sudoku puzzles with Richard Bird's algorithm."""
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
@@ -93,41 +113,84 @@ def with_settings(names: tuple[str, ...], defaults: dict[str, Any] | None = None
 @app.command("solve")
 @with_settings(SOLVE_SETTINGS, defaults={name: getattr(Settings(), name) for name in SOLVE_SETTINGS})
 def solve_command(
-    puzzle: Annotated[str, typer.Argument(help="81 cells: digits 1-9, blanks . 0 space - _")],
+    puzzles: Annotated[
+        list[str] | None,
+        typer.Argument(help="Puzzles of 81 cells (digits 1-9, blanks . 0 space - _); none, or -, "
+                       "reads one per line from standard input.", show_default=False),
+    ] = None,
     engine: Annotated[
         str, typer.Option(help="fast (numba) or reference (Bird's equations, literally).")
     ] = "fast",
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object per puzzle, with every result field.")
+    ] = False,
     **settings: Any,
 ) -> None:
-    """Solve one puzzle: print it and its first solution as grids, and the search statistics.
+    """Solve puzzles. One puzzle is shown as grids (the seeds' put) with its statistics and
+    its solution as an 81-character line; several, or standard input, give one line each:
+    the solution, or the status when there is none.
 
-    Exit code 0 when a solution was found, 1 when none was (unsolvable, contradictory givens,
-    or the node budget ran out), 2 when the puzzle is not 81 valid cells.
+    Exit code 0 when every puzzle has a solution, 1 when one has none (unsolvable,
+    contradictory givens, or the node budget ran out), 2 when one is not 81 valid cells.
 
     Example:
 
+    \b
         sudoku-pipeline solve \\
           ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..
+        cut -d, -f1 puzzles.csv | tail -n +2 | sudoku-pipeline solve --json
     """
     import solver
+
+    texts = _puzzles_given(puzzles)
+    try:
+        options = load_settings(**settings).solver_options()
+        batch = solver.solve_strings(texts, engine=engine, **options)
+    except (ValueError, PipelineError) as err:
+        raise _fail(str(err)) from None
+    results = [batch.row(i) for i in range(len(batch))]
+    if as_json:
+        for text, result in zip(texts, results, strict=True):
+            typer.echo(json.dumps({"puzzle": text, **vars(result)}))
+    elif len(texts) == 1:
+        _show_one(texts[0], results[0])
+    else:
+        for result in results:
+            typer.echo(result.first_solution or f"{result.status}" + (
+                f": {result.error}" if result.error else ""))
+    if any(result.status == "invalid" for result in results):
+        if len(texts) == 1 and not as_json:
+            raise _fail(f"not a puzzle: {results[0].error}")
+        raise typer.Exit(EXIT_USAGE)
+    if any(result.first_solution is None for result in results):
+        raise typer.Exit(1)
+
+
+def _puzzles_given(arguments: list[str] | None) -> list[str]:
+    """The puzzles named on the command line, or read from standard input (one per line;
+    empty lines and lines starting with # are skipped)."""
+    if arguments and arguments != ["-"]:
+        return arguments
+    lines = [line.rstrip("\r\n") for line in sys.stdin]
+    puzzles = [line for line in lines if line.strip() and not line.startswith("#")]
+    if not puzzles:
+        raise _fail("no puzzle given: name one or more, or pipe them in, one per line")
+    return puzzles
+
+
+def _show_one(text: str, result) -> None:
+    """One puzzle as the seeds show grids (``put``), then its statistics and solution line."""
     from solver.bird import put, read_mat
     from solver.grid import strip_line_ending
 
-    try:
-        options = load_settings(**settings).solver_options()
-        result = solver.solve(puzzle, engine=engine, **options)
-    except (ValueError, PipelineError) as err:
-        raise _fail(str(err)) from None
     if result.status == "invalid":
-        raise _fail(f"not a puzzle: {result.error}")
+        return
     typer.echo("puzzle:")
-    typer.echo(put(read_mat(strip_line_ending(puzzle))))
+    typer.echo(put(read_mat(strip_line_ending(text))))
     if result.first_solution is not None:
         typer.echo("first solution:")
         typer.echo(put(read_mat(result.first_solution)))
     typer.echo(format_result(result))
-    if result.first_solution is None:
-        raise typer.Exit(1)
 
 
 def format_result(result) -> str:
@@ -142,6 +205,7 @@ def format_result(result) -> str:
         ("search depth", result.search_depth),
         ("search nodes", f"{result.search_nodes:,}"),
         ("time", f"{result.solve_us:,.0f} us"),
+        ("solution", result.first_solution or "-"),
     ]
     return "\n".join(f"{name + ':':18s}{value}" for name, value in lines)
 
@@ -177,12 +241,14 @@ def solve_dataset_command(
 
     A run that was stopped (Ctrl-C, killed, out of time or disk) continues where it stopped
     when the same command is run again: finished parts are kept.
+
     Exit codes: 0 done, 2 an error (one line), 3 incomplete but resumable (time limit, or
     batches that kept failing: the rows missing are named), 130 interrupted (Ctrl-C),
     143 terminated (SIGTERM).
 
     Example:
 
+    \b
         sudoku-pipeline solve-dataset data/sample.csv --output output --workers 2
     """
     quiet = bool(overrides.get("quiet"))
@@ -236,6 +302,7 @@ def summarize_command(
 
     Example:
 
+    \b
         sudoku-pipeline summarize output
     """
     try:

@@ -189,3 +189,19 @@ def test_python_dash_m_pipeline(tmp_path):
     )
     assert run.returncode == 2
     assert run.stderr == f"error: input not found: {tmp_path / 'missing.txt'} (check the path)\n"
+
+
+def test_version_and_plain_help(cli):
+    from pipeline import __version__
+
+    assert cli("--version").stdout == f"sudoku-pipeline {__version__}\n"
+    text = cli("solve-dataset", "--help").stdout
+    assert "<bool>" not in text  # flags take no value
+    assert "  --overwrite  " in text or "  --overwrite\n" in text
+
+
+def test_bare_make_prints_help():
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(["make", "-s"], cwd=root, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0
+    assert "make solve-dataset" in done.stdout and "make test" in done.stdout

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from typer.testing import CliRunner
 
 from pipeline.cli import app
@@ -46,3 +48,36 @@ def test_no_solution_exits_1():
     result = runner.invoke(app, ["solve", "55" + "." * 79])
     assert result.exit_code == 1
     assert "status:           contradictory: digit 5 twice in row 1" in result.output
+
+
+def test_solve_prints_the_solution_line():
+    result = runner.invoke(app, ["solve", HUTTON["easy"]])
+    solution = [line for line in result.output.splitlines() if line.startswith("solution:")]
+    assert solution == ["solution:         249571638861432975573986142725698413698143257314725869"
+                        "937814526152369784486257391"]
+
+
+def test_several_puzzles_give_one_line_each_and_stdin_works_too():
+    puzzles = [HUTTON["easy"], "55" + "." * 79, HUTTON["gentle"]]
+    given = runner.invoke(app, ["solve", *puzzles])
+    piped = runner.invoke(app, ["solve"], input="# a comment\n" + "\n".join(puzzles) + "\n\n")
+    assert given.exit_code == piped.exit_code == 1  # one of them has no solution
+    assert given.output == piped.output
+    lines = given.output.splitlines()
+    assert len(lines) == 3 and len(lines[0]) == len(lines[2]) == 81
+    assert lines[1] == "contradictory: digit 5 twice in row 1"
+
+
+def test_json_lines_carry_every_field():
+    result = runner.invoke(app, ["solve", "--json", "-"], input=HUTTON["minimal"] + "\n")
+    assert result.exit_code == 0
+    record = json.loads(result.output)
+    assert record["puzzle"] == HUTTON["minimal"]
+    assert (record["status"], record["givens"], record["n_solutions"]) == ("unique", 17, 1)
+    assert len(record["first_solution"]) == 81
+
+
+def test_nothing_to_solve_is_one_line():
+    result = runner.invoke(app, ["solve"], input="")
+    assert result.exit_code == 2
+    assert result.output.startswith("error: no puzzle given")
