@@ -21,19 +21,26 @@ from solver.records import SearchColumns
 from solver.vocabulary import (
     CELL_VARIANTS,
     DEFAULT_MAX_NODES,
+    DEFAULT_RATING_SAMPLES,
+    GRADES,
     MAX_NODES_LIMIT,
+    MAX_RATING_SAMPLES,
+    MEASURES,
     PRUNE_VARIANTS,
     RULE_SETS,
     SOLVER_ENGINES,
     STATUSES,
     SearchOptions,
+    check_measures,
+    check_rating_samples,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "CELL_VARIANTS", "DEFAULT_MAX_NODES", "MAX_NODES_LIMIT", "PRUNE_VARIANTS", "RULE_SETS",
-    "SOLVER_ENGINES", "STATUSES", "BatchResult", "Result", "SearchColumns", "SearchOptions",
-    "contradiction", "parse_error", "solve", "solve_ascii", "solve_grids", "solve_strings",
-    "__version__",
+    "CELL_VARIANTS", "DEFAULT_MAX_NODES", "DEFAULT_RATING_SAMPLES", "GRADES", "MAX_NODES_LIMIT",
+    "MAX_RATING_SAMPLES", "MEASURES", "PRUNE_VARIANTS", "RULE_SETS", "SOLVER_ENGINES", "STATUSES",
+    "BatchResult", "Result", "SearchColumns", "SearchOptions", "check_measures",
+    "check_rating_samples", "contradiction", "parse_error", "solve", "solve_ascii", "solve_grids",
+    "solve_strings", "__version__",
 ]

@@ -2,8 +2,10 @@
 
 ``solve`` takes one puzzle string; ``solve_ascii`` takes a batch as an (n, 81) array of ASCII
 bytes (what the pipeline holds); ``solve_strings`` takes a sequence of strings.  All three run
-either engine: ``"fast"`` (numba, ``solver.fast``, imported on first use) or ``"reference"``
-(Bird's equations, ``solver.bird``); both give the same numbers, to the node.
+either engine: ``"fast"`` (numba, ``solver.fast`` and ``solver.fast_ladder``, imported on first
+use) or ``"reference"`` (Bird's equations, ``solver.bird`` and ``solver.ladder``); both give the
+same numbers, to the node.  Besides SPEC section 3's columns they give section 5's ``grade``
+(always) and, when ``measures`` asks for them, ``rating`` and ``backdoor_size``.
 """
 
 from __future__ import annotations
@@ -14,16 +16,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver import bird
+from solver import bird, ladder
 from solver.grid import ascii_rows, contradiction, grids_from_ascii, parse_error, text_of
 from solver.records import SearchColumns
 from solver.vocabulary import (
     DEFAULT_MAX_NODES,
+    DEFAULT_RATING_SAMPLES,
+    GRADES,
     SOLVER_ENGINES,
     STATUSES,
     SearchOptions,
     check_choice,
+    check_measures,
+    check_rating_samples,
 )
+
+NO_GRADE = -1  # the null of the int8 ``grade`` and ``backdoor_size`` columns (``rating``: NaN)
 
 
 @dataclass(frozen=True)
@@ -41,14 +49,18 @@ class Result:
     search_nodes: int | None
     first_solution: str | None
     solve_us: float | None
+    grade: str | None = None  # SPEC 5.1; None unless status is unique or solved
+    rating: float | None = None  # SPEC 5.2; None unless asked for and status is unique
+    backdoor_size: int | None = None  # SPEC 5.3; None unless asked for, unique, and at most 3
 
 
 @dataclass
 class BatchResult:
-    """The SPEC section 3 columns for a batch, as numpy arrays of length n.
+    """The SPEC section 3 and section 5 columns for a batch, as numpy arrays of length n.
 
     Where ``valid`` is False (invalid rows) ``givens`` and every metric are meaningless and are to
     be written as null; ``first_solution`` rows are meaningful only where ``has_solution``.
+    ``grade`` and ``backdoor_size`` are null where -1, ``rating`` where NaN.
     """
 
     status: np.ndarray  # uint8, index into STATUSES
@@ -64,6 +76,9 @@ class BatchResult:
     first_solution: np.ndarray  # (n, 81) uint8, ASCII digits
     has_solution: np.ndarray  # bool
     solve_us: np.ndarray  # float64
+    grade: np.ndarray  # int8, index into GRADES; -1 = null
+    rating: np.ndarray  # float64; NaN = null
+    backdoor_size: np.ndarray  # int8; -1 = null
 
     def __len__(self) -> int:
         return len(self.status)
@@ -71,10 +86,14 @@ class BatchResult:
     def statuses(self) -> list[str]:
         return [STATUSES[s] for s in self.status]
 
+    def grades(self) -> list[str | None]:
+        return [None if g == NO_GRADE else GRADES[g] for g in self.grade]
+
     def row(self, i: int) -> Result:
         """Row ``i`` as a ``Result`` (nulls where SPEC says so)."""
         if not self.valid[i]:
             return Result(STATUSES[self.status[i]], self.error[i], *([None] * 9))
+        rating, backdoor_size = float(self.rating[i]), int(self.backdoor_size[i])
         solution = self.first_solution[i].tobytes().decode() if self.has_solution[i] else None
         return Result(
             status=STATUSES[self.status[i]],
@@ -88,6 +107,9 @@ class BatchResult:
             search_nodes=int(self.search_nodes[i]),
             first_solution=solution,
             solve_us=float(self.solve_us[i]),
+            grade=None if self.grade[i] == NO_GRADE else GRADES[self.grade[i]],
+            rating=None if np.isnan(rating) else rating,
+            backdoor_size=None if backdoor_size == NO_GRADE else backdoor_size,
         )
 
 
@@ -107,13 +129,19 @@ def solve_grids(grids: np.ndarray, *, max_solutions: int = 2, max_nodes: int = D
 
 def solve_ascii(rows: np.ndarray, *, max_solutions: int = 2, max_nodes: int = DEFAULT_MAX_NODES,
                 prune: str = "fixpoint", cell: str = "smallest", rules: str = "bird",
-                engine: str = "fast", errors: Sequence[str | None] | None = None) -> BatchResult:
+                engine: str = "fast", errors: Sequence[str | None] | None = None,
+                measures: Sequence[str] = (),
+                rating_samples: int = DEFAULT_RATING_SAMPLES) -> BatchResult:
     """Solve a batch given as an (n, 81) uint8 array of the puzzles' ASCII bytes.
 
     A row holding any byte but a digit or a blank is ``invalid``.  ``errors`` may give a parse
     error for rows known to be invalid already (e.g. of the wrong length): those rows are invalid
-    whatever their bytes.
+    whatever their bytes.  ``measures`` names the optional measures of SPEC section 5 to compute
+    (``"rating"``, over ``rating_samples`` copies each searched with ``max_nodes``, and
+    ``"backdoor"``); ``grade`` is always computed.
     """
+    measures = check_measures(measures)
+    check_rating_samples(rating_samples)
     rows = np.ascontiguousarray(rows, dtype=np.uint8).reshape(-1, 81)
     grids, bad = grids_from_ascii(rows)
     error: list[str | None] = [None] * len(rows)
@@ -128,12 +156,16 @@ def solve_ascii(rows: np.ndarray, *, max_solutions: int = 2, max_nodes: int = DE
                       max_solutions)
     for i in np.flatnonzero(status == STATUSES.index("contradictory")):
         error[i] = contradiction(grids[i])
+    difficulty = _fast_difficulty if engine == "fast" else _reference_difficulty
+    grade, rating, backdoor_size = difficulty(grids, status, found, measures, rating_samples,
+                                              max_nodes)
     return BatchResult(
         status=status, error=error, valid=~bad, givens=found.givens, n_solutions=found.n_solutions,
         solutions_capped=found.n_solutions >= max_solutions, prune_solvable=found.prune_solvable,
         singles_solvable=found.singles_solvable, search_depth=found.search_depth,
         search_nodes=found.search_nodes, first_solution=found.first_solution,
         has_solution=(found.n_solutions > 0) & ~bad, solve_us=found.solve_ns / 1000.0,
+        grade=grade, rating=rating, backdoor_size=backdoor_size,
     )
 
 
@@ -153,15 +185,90 @@ def solve_strings(puzzles: Sequence[str], **options) -> BatchResult:
 
 def solve(puzzle: str, *, max_solutions: int = 2, max_nodes: int = DEFAULT_MAX_NODES,
           prune: str = "fixpoint", cell: str = "smallest", rules: str = "bird",
-          engine: str = "fast") -> Result:
-    """Solve one puzzle (81 characters, blanks ``.0 -_``) and report SPEC section 3's numbers.
+          engine: str = "fast", measures: Sequence[str] = (),
+          rating_samples: int = DEFAULT_RATING_SAMPLES) -> Result:
+    """Solve one puzzle (81 characters, blanks ``.0 -_``) and report SPEC section 3's numbers,
+    its ``grade`` and the section 5 ``measures`` asked for.
 
     >>> solve("." * 81).status
     'multiple'
+    >>> r = solve(".1.42...5..2.71.39.......4.2.71....6....4....6....74.3.7.......12.73.5..3...82.7.",
+    ...           measures=("rating", "backdoor"))
+    >>> (r.grade, r.rating, r.backdoor_size)
+    ('singles', 0.0, 0)
     """
     batch = solve_strings([puzzle], max_solutions=max_solutions, max_nodes=max_nodes,
-                          prune=prune, cell=cell, rules=rules, engine=engine)
+                          prune=prune, cell=cell, rules=rules, engine=engine, measures=measures,
+                          rating_samples=rating_samples)
     return batch.row(0)
+
+
+# -- SPEC section 5, on the rows it applies to ----------------------------------------------------
+
+# The statuses whose rows SPEC 5 measures: grade needs a solution, rating and backdoor a unique one.
+GRADED = (STATUSES.index("solved"), STATUSES.index("unique"))
+UNIQUE = STATUSES.index("unique")
+
+
+def _null_difficulty(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return np.full(n, NO_GRADE, np.int8), np.full(n, np.nan), np.full(n, NO_GRADE, np.int8)
+
+
+def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
+                     measures: tuple[str, ...], rating_samples: int,
+                     max_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(grade, rating, backdoor_size) with ``solver.fast_ladder``, null where SPEC 5 says.
+
+    The search has settled the first two rungs already (``prune_solvable``, ``singles_solvable``),
+    and a singles-solvable puzzle has rating 0 and backdoor size 0: only the other rows reach
+    the compiled code, which is loaded the first time one does.
+    """
+    grade, rating, backdoor_size = _null_difficulty(len(grids))
+    graded = np.isin(status, GRADED)
+    settled = found.singles_solvable
+    grade[graded & settled] = np.where(found.prune_solvable, GRADES.index("prune"),
+                                       GRADES.index("singles"))[graded & settled]
+    harder = graded & ~settled
+    if harder.any():
+        from solver import fast_ladder
+
+        grade[harder] = fast_ladder.grades(grids[harder])
+    unique = status == UNIQUE
+    harder = unique & ~settled
+    if "rating" in measures:
+        rating[unique & settled] = 0.0
+        if harder.any():
+            from solver import fast_ladder
+
+            rating[harder] = fast_ladder.ratings(grids[harder], rating_samples, max_nodes)
+    if "backdoor" in measures:
+        backdoor_size[unique & settled] = 0
+        if harder.any():
+            from solver import fast_ladder
+
+            solutions = found.first_solution[harder] - ord("0")
+            backdoor_size[harder] = fast_ladder.backdoor_sizes(grids[harder], solutions)
+    return grade, rating, backdoor_size
+
+
+def _reference_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
+                          measures: tuple[str, ...], rating_samples: int,
+                          max_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(grade, rating, backdoor_size) with ``solver.ladder``, one puzzle at a time."""
+    grade, rating, backdoor_size = _null_difficulty(len(grids))
+    for i in np.flatnonzero(np.isin(status, GRADED)):
+        g = bird.read_mat(text_of(grids[i]))
+        grade[i] = GRADES.index(ladder.grade(g))
+        if status[i] != UNIQUE:
+            continue
+        if "rating" in measures:
+            value = ladder.rating(g, rating_samples, max_nodes)
+            rating[i] = np.nan if value is None else value
+        if "backdoor" in measures:
+            solution = bird.read_mat(found.first_solution[i].tobytes().decode())
+            size = ladder.backdoor_size(g, solution)
+            backdoor_size[i] = NO_GRADE if size is None else size
+    return grade, rating, backdoor_size
 
 
 # -- the reference engine behind the batch interface -----------------------------------------------

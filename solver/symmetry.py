@@ -43,3 +43,53 @@ def solved_grid(rng: np.random.Generator) -> np.ndarray:
     r, c = np.divmod(np.arange(81), 9)
     pattern = ((3 * (r % 3) + r // 3 + c) % 9 + 1).astype(np.uint8)
     return apply(pattern, *random_symmetry(rng))
+
+
+# -- the fixed copies behind ``rating`` (SPEC section 5.2) -----------------------------------------
+
+MASK64 = (1 << 64) - 1
+PERM3 = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+
+
+def splitmix64(i: int) -> int:
+    """SPEC 5.2: z = i + 0x9E3779B97F4A7C15; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EB; return z ^ (z >> 31), all mod 2^64.
+
+    >>> hex(splitmix64(0))
+    '0xe220a8397b1dcdaf'
+    """
+    z = (i + 0x9E3779B97F4A7C15) & MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def drawn_symmetry(x: int) -> np.ndarray:
+    """The cell symmetry SPEC 5.2 decodes from the 64-bit number ``x``, as a cell permutation:
+
+        t = x % 2;  x //= 2
+        bands  = PERM3[x % 6]; x //= 6;  for k in 0,1,2: rows_k = PERM3[x % 6]; x //= 6
+        stacks = PERM3[x % 6]; x //= 6;  for k in 0,1,2: cols_k = PERM3[x % 6]; x //= 6
+        G = the puzzle as a 9x9 grid, transposed when t = 1
+        copy[3k+j][3k'+j'] = G[3*bands[k] + rows_k[j]][3*stacks[k'] + cols_k'[j']]
+    """
+    transpose = x % 2
+    x //= 2
+    orders = []
+    for _ in ("rows", "columns"):
+        outer = PERM3[x % 6]
+        x //= 6
+        inner = []
+        for _k in range(3):
+            inner.append(PERM3[x % 6])
+            x //= 6
+        orders.append([3 * outer[k] + inner[k][j] for k in range(3) for j in range(3)])
+    row_order, col_order = orders
+    return cell_permutation(row_order, col_order, bool(transpose))
+
+
+def rating_copies(samples: int) -> np.ndarray:
+    """(samples, 81) int16: row i holds, for each cell of copy i, the puzzle cell it is read from
+    (copy i is the symmetry drawn from splitmix64(i); ``grid[copies[i]]`` is that copy)."""
+    return np.array([drawn_symmetry(splitmix64(i)) for i in range(samples)], np.int16).reshape(
+        samples, 81)

@@ -6,6 +6,7 @@ takes its allowed values and their validation from here, so that one spelling ex
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # SPEC section 3: the first status that applies, in this order.
@@ -29,6 +30,17 @@ DEFAULT_MAX_NODES = 5_000_000
 MAX_NODES_LIMIT = 1_000_000_000
 MAX_SOLUTIONS_LIMIT = 2**31 - 1  # solution counts are int32
 
+# SPEC section 5: the rungs of the difficulty ladder, easiest first (``grade`` is an index here),
+# and the measures a caller may ask for on top of the always-computed grade.
+GRADES = ("prune", "singles", "intersections", "subsets", "search")
+MEASURES = ("rating", "backdoor")
+DEFAULT_RATING_SAMPLES = 32
+# A rating costs one search of every copy, so its time grows linearly with the samples. The depths
+# of one puzzle's copies spread by about 2 levels (sd 1.96 on top1465, 1.68 on forum_hardest), so
+# the default's standard error is about 0.3 of a level; at 1,024 it is 0.06, for 32 times the
+# default's time. More would buy nothing a user could see.
+MAX_RATING_SAMPLES = 1024
+
 
 def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
     """``value`` if it is one of ``allowed``, else ValueError naming ``name`` and the choices."""
@@ -42,6 +54,27 @@ def check_count(name: str, value: object, largest: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= largest:
         raise ValueError(f"{name} must be a whole number from 1 to {largest:,}; got {value!r}")
     return value
+
+
+def check_measures(measures: object) -> tuple[str, ...]:
+    """The measures asked for, in ``MEASURES`` order, each once; ValueError for anything else.
+
+    >>> check_measures(["backdoor", "rating"])
+    ('rating', 'backdoor')
+    """
+    if isinstance(measures, str) or not isinstance(measures, Iterable):
+        raise ValueError(f"measures must be a sequence of names from {', '.join(MEASURES)}, "
+                         f"e.g. ('rating',); got {measures!r}")
+    asked = list(measures)
+    for name in asked:
+        if name not in MEASURES:
+            raise ValueError(f"measures may hold only {', '.join(MEASURES)}; got {name!r}")
+    return tuple(name for name in MEASURES if name in asked)
+
+
+def check_rating_samples(samples: object) -> int:
+    """``rating_samples`` if it is a whole number from 1 to MAX_RATING_SAMPLES, else ValueError."""
+    return check_count("rating_samples", samples, MAX_RATING_SAMPLES)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,598 @@
+"""SPEC section 5 on bit masks, compiled with numba: ``grade``, ``rating`` and ``backdoor_size`` for
+a whole batch per call, the same numbers as ``solver.ladder``.
+
+A matrix of choices is 81 ``uint16`` masks, as in ``solver.fast``, whose propagation kernels do the
+naked and hidden singles here too (``_seed_root``, ``_propagate_fixpoint``).  What this module adds:
+
+- **grade**: N and H as the root of the ``singles`` search computes them; then L over the 54
+  box/line meetings, three OR-ed masks each (the shared cells, the rest of the box, the rest of
+  the line: a digit of the shared cells missing from one rest leaves the other); then S, per unit,
+  as the unions of every subset of its open cells, one OR per subset from the subset without its
+  lowest cell, on the units where some cell changed since the unit was last looked at.  Cheap
+  rules first: L only at the N + H fixpoint, S only where L finds nothing.
+- **rating**: every copy of SPEC 5.2 is a cell permutation, and the ``singles`` closure commutes
+  with it, so the copies are searched in place: the root's closure is computed once, and copy i
+  differs only in the order its cell choice reads the cells (row-major order in the copy).  The
+  copies are searched together: a node that several copies reach by the same path is visited
+  (its closure computed) once for all of them, and each goes on with the cell it expands there.
+  Nothing is kept but each copy's depth, node count and solutions found.
+- **backdoor_size**: from the singles closure of the puzzle, each open cell is filled from the
+  solution and propagated incrementally; the pairs and triples build on those closures, skip the
+  cells already fixed, try the cells that fix the most first, and stop at the first success.
+
+Everything is compiled lazily (importing this compiles nothing) with ``cache=True``.  numba's
+cache does not see edits to ``solver/fast.py``, whose kernels are inlined here: after changing
+them, clear ``solver/__pycache__`` (or touch this file) so that these functions compile again.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from solver.fast import (
+    ALL_UNITS,
+    QUEUE_LENGTH,
+    STACK_DEPTH,
+    _pick_cell,
+    _propagate_fixpoint,
+    _seed_root,
+)
+from solver.grid import TABLES, Tables
+from solver.symmetry import rating_copies
+from solver.vocabulary import GRADES
+
+PRUNE, SINGLES, INTERSECTIONS, SUBSETS, SEARCH = range(len(GRADES))
+NO_BACKDOOR = -1  # larger than the cells searched (SPEC 5.3: null)
+
+
+def _meetings(tables: Tables) -> np.ndarray:
+    """(54, 15): for each place a box meets a row or a column, its 3 shared cells, then the box's
+    6 other cells, then the line's 6 other cells."""
+    rows = []
+    for box in range(18, 27):
+        for line in range(18):
+            shared = sorted(set(tables.units[box]) & set(tables.units[line]))
+            if len(shared) == 3:
+                box_rest = [c for c in tables.units[box] if c not in shared]
+                line_rest = [c for c in tables.units[line] if c not in shared]
+                rows.append(shared + box_rest + line_rest)
+    return np.array(rows, np.int16)
+
+
+MEETINGS = _meetings(TABLES)
+
+class _Closing(NamedTuple):
+    """The work arrays of ``grade`` (allocated once per batch)."""
+
+    matrix: np.ndarray  # (81,) uint16
+    queue: np.ndarray  # (QUEUE_LENGTH,) int16
+    seen: np.ndarray  # (81,) uint16: the matrix when S last looked at the units
+    unions: np.ndarray  # (512,) int32: the digits of each set of a unit's open cells
+    choices_of: np.ndarray  # (512,) int32: the digits of open cell j, at index 1 << j
+    open_cells: np.ndarray  # (9,) int16: a unit's open cells
+    leaving: np.ndarray  # (9,) int32: the digits S takes out of each of them
+
+
+# The copies of one puzzle are searched together, a group of copies per node, as bits of an int64.
+GROUP_SIZE = 32
+
+
+class _Copies(NamedTuple):
+    """The work arrays of the copies' searches (allocated once per batch).
+
+    Level ``d`` of the search holds a node's matrix and its *parts*: the copies that reached the
+    node, grouped by the cell each expands there; ``untried[d]`` holds the digits of the current
+    part's cell not yet tried.
+    """
+
+    stack: np.ndarray  # (STACK_DEPTH, 81) uint16: the matrix of each level
+    part_cell: np.ndarray  # (STACK_DEPTH, 81) int16: the cell each part expands
+    part_group: np.ndarray  # (STACK_DEPTH, 81) int64: the copies of each part, as bits
+    n_parts: np.ndarray  # (STACK_DEPTH,) int16
+    part_at: np.ndarray  # (STACK_DEPTH,) int16: the part being expanded
+    untried: np.ndarray  # (STACK_DEPTH,) uint16
+    queue: np.ndarray  # (QUEUE_LENGTH,) int16
+    fewest_cells: np.ndarray  # (81,) int16: scratch, the open cells with the fewest choices
+    part_of_cell: np.ndarray  # (81,) int16: scratch, -1 everywhere between two uses
+    nodes: np.ndarray  # (GROUP_SIZE,) int64: the nodes each copy of the group visited
+    depth: np.ndarray  # (GROUP_SIZE,) int32: the deepest node each copy visited
+    solutions: np.ndarray  # (GROUP_SIZE,) int32: the solutions each copy found
+
+
+# -- the batch functions -------------------------------------------------------------------------
+
+
+def grades(grids: np.ndarray) -> np.ndarray:
+    """SPEC 5.1 for every row of ``grids`` ((n, 81) uint8, 0 = blank): int8 indexes into
+    ``GRADES`` ("search" for a puzzle no closure solves, a blocked one included)."""
+    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    out = np.empty(len(grids), np.int8)
+    _grade_batch(grids, out, TABLES, MEETINGS)
+    return out
+
+
+def ratings(grids: np.ndarray, samples: int, max_nodes: int) -> np.ndarray:
+    """SPEC 5.2 for every row: the mean ``singles`` search depth over copies 0 .. samples-1, each
+    with ``max_solutions = 2`` and a budget of ``max_nodes``; NaN where some copy hits the budget.
+    (Meaningful for puzzles whose status is ``unique``; a caller nulls the others.)"""
+    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    out = np.empty(len(grids), np.float64)
+    copies = rating_copies(samples)
+    positions = np.empty_like(copies)  # the inverse permutations: where each cell goes
+    np.put_along_axis(positions, copies.astype(np.intp), np.arange(81, dtype=copies.dtype), axis=1)
+    _rating_batch(grids, positions, max_nodes, out, TABLES)
+    return out
+
+
+def backdoor_sizes(grids: np.ndarray, solutions: np.ndarray) -> np.ndarray:
+    """SPEC 5.3 for every row, given its solution ((n, 81) values 1..9): the least number of its
+    cells that make the puzzle singles-solvable, -1 when more than 3 (or when the puzzle's own
+    closure is blocked, which a puzzle with a solution never is)."""
+    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    solutions = np.ascontiguousarray(solutions, dtype=np.uint8).reshape(-1, 81)
+    out = np.empty(len(grids), np.int8)
+    _backdoor_batch(grids, solutions, out, TABLES)
+    return out
+
+
+# -- shared pieces -------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _complete(matrix, tables):
+    """Every cell is a singleton (after an unblocked propagation: the solution)."""
+    return _pick_cell(matrix, True, tables) < 0
+
+
+# The propagation is compiled once, as a function the others call, rather than inlined into each
+# caller, and always called with the same argument types (int64 counts and masks), so that numba
+# compiles one version of it: that keeps the cold compilation of this module short.
+@njit(cache=True)
+def _singles(matrix, queue, tail, dirty, tables):
+    """Naked and hidden singles to their fixpoint from the singletons ``queue[:tail]`` and the
+    ``dirty`` units; returns blocked."""
+    return _propagate_fixpoint(matrix, queue, tail, dirty, True, tables)
+
+
+@njit(cache=True, inline="always")
+def _copy(target, source):
+    """target[:] = source, without the shape check whose error message numba compiles slowly."""
+    for cell in range(81):
+        target[cell] = source[cell]
+
+
+@njit(cache=True)
+def _singles_closure(grid, matrix, queue, tables):
+    """Naked and hidden singles to their fixpoint from ``choices grid``; returns blocked."""
+    still_open = _seed_root(grid, matrix, queue, tables)
+    if still_open <= 0:
+        return still_open < 0
+    return _singles(matrix, queue, np.int64(0), np.int64(ALL_UNITS), tables)
+
+
+@njit(cache=True)
+def _fill(matrix, cell, digit_bit, queue, tables):
+    """Fix ``cell`` to ``digit_bit`` and propagate singles from it; returns blocked.  (Called
+    with int64 ``cell`` and ``digit_bit`` only: one compiled version.)"""
+    matrix[cell] = digit_bit
+    queue[0] = cell
+    return _singles(matrix, queue, np.int64(1), np.int64(tables.unit_bits[cell]), tables)
+
+
+@njit(cache=True, inline="always")
+def _take(matrix, cell, digits, queue, tail, dirty, tables):
+    """``digits`` leave ``cell``.  Returns (blocked, tail, dirty): a cell left with one digit is
+    queued for naked singles, the units of a changed cell are marked for hidden singles."""
+    before = np.int32(matrix[cell])
+    after = before & ~digits
+    if after == before:
+        return False, tail, dirty
+    matrix[cell] = after
+    if after == 0:
+        return True, tail, dirty
+    dirty |= tables.unit_bits[cell]
+    if tables.popcount[after] == 1:
+        queue[tail] = cell
+        tail += 1
+    return False, tail, dirty
+
+
+# -- 5.1 grade -----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _lock(matrix, queue, tables, meetings):
+    """One pass of L over the 54 box/line meetings.  Returns (blocked, tail, dirty) as ``_take``.
+
+    A digit of the shared cells that the rest of the box lacks is confined there within the box
+    (pointing: it leaves the rest of the line); one that the rest of the line lacks is confined
+    there within the line (claiming: it leaves the rest of the box).
+    """
+    tail = 0
+    dirty = 0
+    for meeting in range(meetings.shape[0]):
+        cells = meetings[meeting]
+        shared = np.int32(matrix[cells[0]] | matrix[cells[1]] | matrix[cells[2]])
+        box_rest = 0
+        line_rest = 0
+        for k in range(6):
+            box_rest |= matrix[cells[3 + k]]
+            line_rest |= matrix[cells[9 + k]]
+        pointing = shared & ~np.int32(box_rest) & np.int32(line_rest)
+        claiming = shared & ~np.int32(line_rest) & np.int32(box_rest)
+        if pointing:
+            for k in range(6):
+                blocked, tail, dirty = _take(matrix, cells[9 + k], pointing, queue, tail, dirty,
+                                             tables)
+                if blocked:
+                    return True, tail, dirty
+        if claiming:
+            for k in range(6):
+                blocked, tail, dirty = _take(matrix, cells[3 + k], claiming, queue, tail, dirty,
+                                             tables)
+                if blocked:
+                    return True, tail, dirty
+    return False, tail, dirty
+
+
+@njit(cache=True)
+def _subsets(work, tables):
+    """One pass of S over the units where some cell differs from ``seen`` (the matrix as it stood
+    at the previous pass, which becomes the current one).  Returns (blocked, tail, dirty).
+
+    Only the open cells of a unit are combined: at the naked-single fixpoint they hold none of
+    the unit's singleton digits, so k cells, j of them singletons, allow exactly k digits when
+    their k - j open cells allow k - j, and then nothing leaves a singleton.  ``unions[s]`` is
+    the union of the open cells in the bit set ``s``, built from ``s`` less its lowest cell.
+    Where a singleton of this pass is not yet propagated the shortcut may miss an instance,
+    but that singleton's propagation changes the unit, which is then looked at again.
+    """
+    matrix, seen, unions, choices_of = work.matrix, work.seen, work.unions, work.choices_of
+    open_cells, leaving = work.open_cells, work.leaving
+    to_look_at = 0
+    for cell in range(81):
+        if matrix[cell] != seen[cell]:
+            to_look_at |= tables.unit_bits[cell]
+            seen[cell] = matrix[cell]
+    tail = 0
+    dirty = 0
+    for unit in range(27):
+        if not (to_look_at >> unit) & 1:
+            continue
+        n_open = 0
+        for k in range(9):
+            cell = tables.units[unit, k]
+            if tables.popcount[matrix[cell]] > 1:
+                open_cells[n_open] = cell
+                choices_of[1 << n_open] = matrix[cell]
+                leaving[n_open] = 0
+                n_open += 1
+        everyone = (1 << n_open) - 1
+        unions[0] = 0
+        for subset in range(1, everyone + 1):
+            lowest = subset & -subset
+            allowed = unions[subset ^ lowest] | choices_of[lowest]
+            unions[subset] = allowed
+            size = tables.popcount[subset]
+            if tables.popcount[allowed] < size:
+                return True, tail, dirty
+            if tables.popcount[allowed] == size and subset != everyone:
+                others = everyone & ~subset
+                for j in range(n_open):
+                    if (others >> j) & 1:
+                        leaving[j] |= allowed
+        for j in range(n_open):
+            if leaving[j]:
+                blocked, tail, dirty = _take(matrix, open_cells[j], leaving[j], work.queue,
+                                             tail, dirty, tables)
+                if blocked:
+                    return True, tail, dirty
+    return False, tail, dirty
+
+
+@njit(cache=True)
+def _close_further(work, with_subsets, tables, meetings):
+    """Carry ``work.matrix`` from its N + H fixpoint on to the closure of N + H + L (+ S);
+    returns blocked.
+
+    L runs only at the N + H fixpoint, S only where L finds nothing; whatever they remove is
+    propagated by singles before anything else runs.
+    """
+    for cell in range(81):  # every unit differs from this: S looks at all of them the first time
+        work.seen[cell] = 0
+    while True:
+        blocked, tail, dirty = _lock(work.matrix, work.queue, tables, meetings)
+        if blocked:
+            return True
+        if dirty == 0 and with_subsets:
+            blocked, tail, dirty = _subsets(work, tables)
+            if blocked:
+                return True
+        if dirty == 0:
+            return False
+        if _singles(work.matrix, work.queue, np.int64(tail), np.int64(dirty), tables):
+            return True
+
+
+@njit(cache=True, nogil=True)  # a worker's heartbeat thread runs meanwhile
+def _grade_batch(grids, out, tables, meetings):
+    """``out[i]``: the index in GRADES of row i's grade."""
+    work = _Closing(
+        matrix=np.empty(81, np.uint16),
+        queue=np.empty(QUEUE_LENGTH, np.int16),
+        seen=np.empty(81, np.uint16),
+        unions=np.empty(512, np.int32),
+        choices_of=np.zeros(512, np.int32),
+        open_cells=np.empty(9, np.int16),
+        leaving=np.empty(9, np.int32),
+    )
+    for i in range(grids.shape[0]):
+        out[i] = _grade(grids[i], work, tables, meetings)
+
+
+@njit(cache=True)
+def _grade(grid, work, tables, meetings):
+    """The first rung whose closure is complete and unblocked; each rung goes on from the
+    closure of the one before (any order of the rules reaches the same closure)."""
+    matrix = work.matrix
+    still_open = _seed_root(grid, matrix, work.queue, tables)
+    if still_open < 0:
+        return SEARCH
+    if still_open == 0:
+        return PRUNE
+    if _singles(matrix, work.queue, np.int64(0), np.int64(ALL_UNITS), tables):
+        return SEARCH
+    if _complete(matrix, tables):
+        return SINGLES
+    for rung in (INTERSECTIONS, SUBSETS):
+        if _close_further(work, rung == SUBSETS, tables, meetings):
+            return SEARCH
+        if _complete(matrix, tables):
+            return rung
+    return SEARCH
+
+
+# -- 5.2 rating ----------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)  # a worker's heartbeat thread runs meanwhile
+def _rating_batch(grids, positions, max_nodes, out, tables):
+    """``out[i]``: row i's rating, NaN when a copy's search hits ``max_nodes``.  ``positions[k]``
+    gives, for each cell of the puzzle, its position in copy k."""
+    root = np.empty(81, np.uint16)
+    copies = _Copies(
+        stack=np.empty((STACK_DEPTH, 81), np.uint16),
+        part_cell=np.empty((STACK_DEPTH, 81), np.int16),
+        part_group=np.empty((STACK_DEPTH, 81), np.int64),
+        n_parts=np.empty(STACK_DEPTH, np.int16),
+        part_at=np.empty(STACK_DEPTH, np.int16),
+        untried=np.empty(STACK_DEPTH, np.uint16),
+        queue=np.empty(QUEUE_LENGTH, np.int16),
+        fewest_cells=np.empty(81, np.int16),
+        part_of_cell=np.full(81, -1, np.int16),
+        nodes=np.empty(GROUP_SIZE, np.int64),
+        depth=np.empty(GROUP_SIZE, np.int32),
+        solutions=np.empty(GROUP_SIZE, np.int32),
+    )
+    n_copies = positions.shape[0]
+    for i in range(grids.shape[0]):
+        # The root of every copy is this closure, permuted: blocked or complete, every copy
+        # stops there, at depth 0.
+        if _singles_closure(grids[i], root, copies.queue, tables) or _complete(root, tables):
+            out[i] = 0.0
+            continue
+        total = 0
+        for first in range(0, n_copies, GROUP_SIZE):
+            size = min(GROUP_SIZE, n_copies - first)
+            if _search_copies(root, positions[first:first + size], max_nodes, copies, tables):
+                total = -1
+                break
+            for copy in range(size):
+                total += copies.depth[copy]
+        out[i] = np.nan if total < 0 else total / n_copies
+
+
+@njit(cache=True)
+def _split(matrix, group, level, positions, copies, tables):
+    """The parts of a node at ``level`` (neither blocked nor complete) reached by the copies in
+    ``group``: each copy expands the open cell with the fewest choices that comes first in
+    that copy (its row-major first, SPEC section 2)."""
+    fewest = 10
+    n_fewest = 0
+    for cell in range(81):
+        n = tables.popcount[matrix[cell]]
+        if n > 1 and n <= fewest:
+            if n < fewest:
+                fewest = n
+                n_fewest = 0
+            copies.fewest_cells[n_fewest] = cell
+            n_fewest += 1
+    n_parts = 0
+    for copy in range(positions.shape[0]):
+        if not (group >> copy) & 1:
+            continue
+        best = copies.fewest_cells[0]
+        for j in range(1, n_fewest):
+            cell = copies.fewest_cells[j]
+            if positions[copy, cell] < positions[copy, best]:
+                best = cell
+        part = copies.part_of_cell[best]
+        if part < 0:
+            part = n_parts
+            n_parts += 1
+            copies.part_of_cell[best] = part
+            copies.part_cell[level, part] = best
+            copies.part_group[level, part] = 0
+        copies.part_group[level, part] |= np.int64(1) << copy
+    for part in range(n_parts):
+        copies.part_of_cell[copies.part_cell[level, part]] = -1
+    copies.n_parts[level] = n_parts
+    copies.part_at[level] = 0
+    copies.untried[level] = matrix[copies.part_cell[level, 0]]
+
+
+@njit(cache=True)
+def _search_copies(root, positions, max_nodes, copies, tables):
+    """The ``singles`` searches (``max_solutions = 2``) of the copies whose cell positions are
+    ``positions`` (at most GROUP_SIZE), from the root closure ``root`` (neither blocked nor
+    complete); sets ``copies.depth`` and returns whether some copy hit ``max_nodes``.
+
+    The searches run together: a node is visited once for all the copies whose paths reach it,
+    its closure computed once, and each copy goes on with the cell it expands there.  Each copy
+    still meets its nodes in its own depth-first order, so its node count, its budget and its
+    stop at a second solution are its own search's; only ``search_depth`` is kept of what
+    ``solver.fast._search`` reports.
+    """
+    n_copies = positions.shape[0]
+    for copy in range(n_copies):
+        copies.nodes[copy] = 1  # the root
+        copies.depth[copy] = 0
+        copies.solutions[copy] = 0
+    finished = np.int64(0)  # copies that found their second solution
+    stack, untried, part_at = copies.stack, copies.untried, copies.part_at
+    _copy(stack[0], root)
+    _split(root, (np.int64(1) << n_copies) - 1, np.int64(0), positions, copies, tables)
+    level = 0
+    while True:
+        # The next child: the smallest untried digit of the current part of the nearest level
+        # that has one, or of its next part.
+        while level >= 0 and untried[level] == 0:
+            part_at[level] += 1
+            if part_at[level] < copies.n_parts[level]:
+                untried[level] = stack[level, copies.part_cell[level, part_at[level]]]
+            else:
+                level -= 1
+        if level < 0:
+            return False
+        rest = np.int32(untried[level])
+        bit = rest & -rest
+        untried[level] = rest & ~bit
+        cell = copies.part_cell[level, part_at[level]]
+        group = copies.part_group[level, part_at[level]] & ~finished
+        if group == 0:
+            untried[level] = 0
+            continue
+        # Visit it, for every copy of the group.
+        for copy in range(n_copies):
+            if (group >> copy) & 1:
+                if copies.nodes[copy] >= max_nodes:
+                    return True
+                copies.nodes[copy] += 1
+                copies.depth[copy] = max(copies.depth[copy], level + 1)
+        level += 1
+        matrix = stack[level]
+        _copy(matrix, stack[level - 1])
+        untried[level] = 0
+        copies.n_parts[level] = 0
+        part_at[level] = 0
+        if _fill(matrix, np.int64(cell), np.int64(bit), copies.queue, tables):
+            continue
+        if _complete(matrix, tables):
+            for copy in range(n_copies):
+                if (group >> copy) & 1:
+                    copies.solutions[copy] += 1
+                    if copies.solutions[copy] >= 2:
+                        finished |= np.int64(1) << copy
+            continue
+        _split(matrix, group, np.int64(level), positions, copies, tables)
+
+
+# -- 5.3 backdoor size ---------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)  # a worker's heartbeat thread runs meanwhile
+def _backdoor_batch(grids, solutions, out, tables):
+    """``out[i]``: row i's backdoor size, -1 when it is larger than 3."""
+    start = np.empty(81, np.uint16)
+    with_one = np.empty((81, 81), np.uint16)
+    with_two = np.empty(81, np.uint16)
+    with_three = np.empty(81, np.uint16)
+    queue = np.empty(QUEUE_LENGTH, np.int16)
+    candidates = np.empty(81, np.int16)
+    fixed = np.empty(81, np.int16)
+    ranked = np.empty(81, np.int16)
+    for i in range(grids.shape[0]):
+        out[i] = _backdoor_size(grids[i], solutions[i], start, with_one, with_two, with_three,
+                                queue, candidates, fixed, ranked, tables)
+
+
+@njit(cache=True, inline="always")
+def _most_first(counts, n, order):
+    """The indexes 0 .. n-1 ordered by ``counts``, largest first, ties in index order (an
+    insertion sort: n is at most 81, and numba compiles it in no time)."""
+    for j in range(n):
+        k = j
+        while k > 0 and counts[order[k - 1]] < counts[j]:
+            order[k] = order[k - 1]
+            k -= 1
+        order[k] = j
+    return order[:n]
+
+
+@njit(cache=True, inline="always")
+def _fill_in(matrix, cell, solution, queue, tables):
+    """Fill ``cell`` with its digit in ``solution`` and propagate singles; returns blocked."""
+    return _fill(matrix, np.int64(cell), np.int64(1) << (solution[cell] - 1), queue, tables)
+
+
+@njit(cache=True, inline="always")
+def _is_fixed(matrix, cell, tables):
+    return tables.popcount[matrix[cell]] == 1
+
+
+@njit(cache=True)
+def _backdoor_size(grid, solution, start, with_one, with_two, with_three, queue, candidates,
+                   fixed, ranked, tables):
+    """SPEC 5.3 for one puzzle (``solver.ladder.backdoor_size`` says why starting from the
+    closure and filling only the cells it leaves open loses nothing).
+
+    ``with_one[j]`` is the closure with ``candidates[j]`` filled in; a pair or a triple goes on
+    from the closure of its first cells, so each closure is one cell's propagation.  The
+    candidates are taken in the order of how many cells their own closures fix, most first
+    (the likeliest to finish the grid), and a pair or triple only in that order, so each set is
+    tried once; a cell that its set's first cells fix already is skipped: that set is a smaller
+    one, tried before.
+    """
+    if _singles_closure(grid, start, queue, tables):
+        return NO_BACKDOOR
+    if _complete(start, tables):
+        return 0
+    n = 0
+    for cell in range(81):
+        if not _is_fixed(start, cell, tables):
+            _copy(with_one[n], start)
+            if not _fill_in(with_one[n], cell, solution, queue, tables):
+                if _complete(with_one[n], tables):
+                    return 1
+            candidates[n] = cell
+            fixed[n] = 0
+            for other in range(81):
+                fixed[n] += _is_fixed(with_one[n], other, tables)
+            n += 1
+    order = _most_first(fixed, n, ranked)
+    for size in (2, 3):
+        for a in range(n):
+            for b in range(a + 1, n):
+                second = candidates[order[b]]
+                if _is_fixed(with_one[order[a]], second, tables):
+                    continue
+                _copy(with_two, with_one[order[a]])
+                if _fill_in(with_two, second, solution, queue, tables):
+                    continue
+                if size == 2:
+                    if _complete(with_two, tables):
+                        return 2
+                    continue
+                for c in range(b + 1, n):
+                    third = candidates[order[c]]
+                    if _is_fixed(with_two, third, tables):
+                        continue
+                    _copy(with_three, with_two)
+                    if _fill_in(with_three, third, solution, queue, tables):
+                        continue
+                    if _complete(with_three, tables):
+                        return 3
+    return NO_BACKDOOR
