@@ -16,6 +16,7 @@ upload, so it too is complete or absent. The lock is an object of its own (see
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import os
@@ -31,11 +32,27 @@ from pipeline.errors import PipelineError, one_line
 FSSPEC_HINT = 'pip install ".[s3]" for s3:// (fsspec and s3fs); gcsfs for gs://, adlfs for az://'
 # Filesystems that live inside one process: workers could never share them.
 PRIVATE_PROTOCOLS = ("memory",)
+# The keys of an fsspec file's info that change when the file is written again (S3, GCS,
+# Azure, HTTP, memory...).
+VERSION_KEYS = ("ETag", "etag", "LastModified", "last_modified", "mtime", "updated", "created")
 
 
 class Entry(NamedTuple):
+    """An entry of a directory; ``problem`` says why it cannot even be looked at (a symbolic
+    link loop, a dangling symbolic link), "" when it can."""
+
     name: str
     is_file: bool
+    problem: str = ""
+
+
+class Stamp(NamedTuple):
+    """What tells one version of a file from another without reading it: its size, and
+    locally its modification time and identity (device, inode: a file replaced by a rename
+    is another file); for a URL, whichever of ETag and modification time the store gives."""
+
+    size: int
+    version: tuple
 
 
 def location(value: str | os.PathLike) -> str:
@@ -95,7 +112,7 @@ def listing(directory: str) -> list[Entry]:
     if not is_url(directory):
         try:
             with os.scandir(directory) as entries:
-                return sorted(Entry(entry.name, entry.is_file()) for entry in entries)
+                return sorted(_local_entry(entry) for entry in entries)
         except OSError as err:
             raise PipelineError(f"cannot list {directory}: {err.strerror or err}") from None
     fs, path = _filesystem(directory)
@@ -125,6 +142,24 @@ def size(where: str) -> int:
             raise PipelineError(f"cannot read {where}: it is not there (any more)") from None
 
 
+def stamp(where: str) -> Stamp:
+    """The ``Stamp`` of the file ``where`` now (``PipelineError`` when it cannot be seen)."""
+    if not is_url(where):
+        try:
+            status = os.stat(where)
+        except OSError as err:
+            raise PipelineError(f"cannot read {where}: {err.strerror or err}") from None
+        return Stamp(status.st_size, (status.st_mtime_ns, status.st_dev, status.st_ino))
+    fs, path = _filesystem(where)
+    with _remote_errors("read", where):
+        try:
+            info = fs.info(path)
+        except FileNotFoundError:
+            raise PipelineError(f"cannot read {where}: it is not there (any more)") from None
+    version = tuple((key, str(info[key])) for key in VERSION_KEYS if info.get(key) is not None)
+    return Stamp(int(info.get("size") or 0), version)
+
+
 def open_read(where: str) -> BinaryIO:
     """``where`` opened for reading bytes (a context manager, like ``open``);
     ``FileNotFoundError`` when it is not there, ``PipelineError`` for other failures."""
@@ -142,8 +177,8 @@ def open_read(where: str) -> BinaryIO:
 
 @contextlib.contextmanager
 def arrow_source(where: str) -> Iterator[str | BinaryIO]:
-    """What a pyarrow reader takes: a local path (read by Arrow itself, memory-mapped where
-    asked), else the file opened through fsspec."""
+    """What a pyarrow reader takes: a local path (read by Arrow itself), else the file opened
+    through fsspec."""
     if not is_url(where):
         yield where
         return
@@ -230,6 +265,19 @@ def is_temporary(name: str) -> bool:
 
 
 # --- local files ------------------------------------------------------------------------
+
+
+def _local_entry(entry: os.DirEntry) -> Entry:
+    """An entry of a local directory; a bad symbolic link is an entry with a problem, so that
+    one bad entry never hides the others."""
+    try:
+        is_file = entry.is_file()
+    except OSError as err:
+        problem = "a symbolic link loop" if err.errno == errno.ELOOP else (err.strerror or str(err))
+        return Entry(entry.name, False, problem)
+    if not is_file and entry.is_symlink() and not os.path.exists(entry.path):
+        return Entry(entry.name, False, "a dangling symbolic link")
+    return Entry(entry.name, is_file)
 
 
 def _write_local(path: Path, write: Callable[[BinaryIO], None], hint: str) -> None:

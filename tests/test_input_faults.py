@@ -1,0 +1,363 @@
+"""Faults injected into the inputs for real (issue 11, points 4, 6 and 8): files that change
+while a run reads them, column layouts no output can hold, bad entries in an input directory,
+over-long CSV fields. Each gives the right rows, or one line and exit code 2: never a
+traceback, never a false "rerun to retry", never fewer rows than the input holds."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import logging
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import solver
+from pipeline import read
+from pipeline.engines.local import LocalEngine
+from pipeline.errors import PipelineError
+from pipeline.run import solve_dataset
+from pipeline.settings import load_settings
+from pipeline.work import solve_part
+
+EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+SMALL_BLOCKS = 1 << 12  # read 4 KiB at a time, so that a file of a few hundred KiB is read in steps
+
+
+def varied_puzzles(count: int, seed: int = 11) -> list[str]:
+    """``count`` strings of 81 digits that differ (so that they do not compress to nothing)."""
+    rng = random.Random(seed)
+    return ["".join(rng.choice("0123456789") for _ in range(81)) for _ in range(count)]
+
+
+def write_input(path: Path, puzzles: list[str]) -> Path:
+    """``puzzles`` as a .txt, .csv or .csv.gz file, by the name of ``path``."""
+    lines = puzzles if path.suffix == ".txt" else ["puzzle", *puzzles]
+    data = ("\n".join(lines) + "\n").encode()
+    path.write_bytes(gzip.compress(data) if path.suffix == ".gz" else data)
+    return path
+
+
+def assert_input_changed(error: PipelineError, path: Path, how: str) -> None:
+    """``error`` says, in one line, that ``path`` changed (``how``) and what to do."""
+    assert isinstance(error, read.InputChanged), f"{type(error).__name__}: {error}"
+    message = str(error)
+    assert error.path == str(path) and f"input {path} changed during the run" in message
+    assert how in message, message
+    assert "cannot be trusted" in message and "--overwrite" in message, message
+    assert "\n" not in message
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    monkeypatch.setattr(read, "BLOCK_BYTES", SMALL_BLOCKS)
+    monkeypatch.setattr(read, "CSV_BLOCK_BYTES", SMALL_BLOCKS)
+
+
+# --- inputs that change while they are read (point 6) ---------------------------------------
+
+
+@pytest.mark.parametrize("name", ["cut.txt", "cut.csv", "cut.csv.gz"])
+def test_an_input_cut_short_while_it_is_read_is_input_changed(tmp_path, small_blocks, name):
+    """Before: a .txt or .csv cut short gave fewer rows, and exit 0; a .csv.gz, a false
+    "is the file complete?"."""
+    path = write_input(tmp_path / name, varied_puzzles(5_000))
+    batches = read.read_batches(read.inspect_input(path), 100)
+    next(batches)
+    os.truncate(path, path.stat().st_size // 2)
+    with pytest.raises(PipelineError) as caught:
+        for _ in batches:
+            pass
+    how = "bytes" if name.endswith((".txt", ".csv")) else "it now has"
+    assert_input_changed(caught.value, path, how)
+
+
+@pytest.mark.parametrize("name", ["same_size.txt", "same_size.csv"])
+def test_an_input_rewritten_to_the_same_size_is_told_by_its_sha256(tmp_path, small_blocks, name):
+    """The content read is hashed as it is read, and compared with the plan's digest."""
+    path = write_input(tmp_path / name, varied_puzzles(5_000))
+    planned, _ = read.file_digest(path)
+    batches = read.read_batches(read.inspect_input(path), 100, expected_sha256=planned)
+    next(batches)
+    write_input(path, varied_puzzles(5_000, seed=12))  # rewritten in place, as many bytes
+    with pytest.raises(PipelineError) as caught:
+        for _ in batches:
+            pass
+    assert_input_changed(caught.value, path, "another SHA-256")
+
+
+def test_an_input_touched_while_read_is_no_change(tmp_path, small_blocks):
+    """With the plan's digest, only the bytes count: a new modification time is no change."""
+    puzzles = varied_puzzles(5_000)
+    path = write_input(tmp_path / "touched.csv", puzzles)
+    planned, _ = read.file_digest(path)
+    batches = read.read_batches(read.inspect_input(path), 100, expected_sha256=planned)
+    first = next(batches)
+    os.utime(path, ns=(1, 1))
+    table = pa.concat_tables([first, *batches])
+    assert table.column("puzzle").to_pylist() == puzzles
+
+
+def test_an_input_unchanged_reads_whole_with_its_digest(tmp_path):
+    puzzles = varied_puzzles(300)
+    for name in ("p.txt", "p.csv", "p.csv.gz"):
+        path = write_input(tmp_path / name, puzzles)
+        source = read.inspect_input(path)
+        digest, _ = read.file_digest(path)
+        table = pa.concat_tables(read.read_batches(source, 7, expected_sha256=digest))
+        assert table.column("puzzle").to_pylist() == puzzles
+        with pytest.raises(PipelineError) as caught:  # a digest that is not the file's
+            list(read.read_batches(source, 7, expected_sha256="0" * 64))
+        assert_input_changed(caught.value, path, "another SHA-256")
+
+
+PARQUET_REWRITTEN_WHILE_READ = """
+import sys
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pipeline.errors import PipelineError
+from pipeline.read import inspect_input, read_batches
+
+path = sys.argv[1]
+batches = read_batches(inspect_input(path), 1_000)
+next(batches)
+pq.write_table(pa.table({"puzzle": ["1" * 81] * 10}), path)  # in place: emptied, then written
+try:
+    rows = sum(batch.num_rows for batch in batches)
+except PipelineError as error:
+    print(type(error).__name__, error)
+else:
+    print("rows", rows)
+"""
+
+
+def test_a_parquet_input_rewritten_in_place_while_read_is_input_changed(tmp_path):
+    """Before: the file was memory-mapped, and the rewrite killed the run with SIGBUS (so
+    this runs in a process of its own)."""
+    path = tmp_path / "rewritten.parquet"
+    pq.write_table(pa.table({"puzzle": varied_puzzles(50_000)}), path, row_group_size=1_000)
+    code_root = Path(read.__file__).resolve().parent.parent  # the code under test
+    environment = {**os.environ, "PYTHONPATH": str(code_root)}
+    done = subprocess.run(
+        [sys.executable, "-c", PARQUET_REWRITTEN_WHILE_READ, str(path)],
+        capture_output=True, text=True, timeout=120, env=environment,
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.startswith(f"InputChanged input {path} changed during the run"), done.stdout
+    assert "cannot be trusted" in done.stdout
+
+
+def test_a_parquet_input_replaced_while_read_is_input_changed(tmp_path):
+    """Another file of the same size renamed over the input (as editors do) is seen by its
+    identity. Before: the old file, still mapped, was read to its end, and nothing said."""
+    def write(path: Path, seed: int) -> None:  # plain encoding: the size depends on no value
+        table = pa.table({"puzzle": varied_puzzles(5_000, seed)})
+        pq.write_table(table, path, row_group_size=500, compression="none", use_dictionary=False)
+
+    path, other = tmp_path / "replaced.parquet", tmp_path / "other.parquet"
+    write(path, seed=11)
+    batches = read.read_batches(read.inspect_input(path), 500)
+    next(batches)
+    write(other, seed=12)
+    assert other.stat().st_size == path.stat().st_size
+    os.replace(other, path)
+    with pytest.raises(PipelineError) as caught:
+        for _ in batches:
+            pass
+    assert_input_changed(caught.value, path, "written again")
+
+
+def solve_part_cutting_its_input_short(unit):
+    """``solve_part``, cutting the input file to half its size on the first batch (in the
+    worker, while the run goes on reading it)."""
+    if unit.part.batch_index == 0:
+        os.truncate(unit.part.source, os.path.getsize(unit.part.source) // 2)
+    return solve_part(unit)
+
+
+def test_a_run_whose_input_is_cut_short_stops_with_input_changed(tmp_path, small_blocks):
+    """Before: the run ended with exit 0, half the rows, and the old SHA-256 in its summary."""
+    path = write_input(tmp_path / "cut.txt", [EASY] * 2_000)
+    out = tmp_path / "out"
+    engine = LocalEngine(workers=1, function=solve_part_cutting_its_input_short)
+    with pytest.raises(PipelineError) as caught:
+        solve_dataset([path], out, load_settings(workers=1, batch_size=50), engine=engine,
+                      progress=False)
+    assert_input_changed(caught.value, path, "bytes")
+    assert not (out / "summary.json").exists()
+
+
+# --- column layouts no output can hold, found when inputs are inspected (point 8) ---------
+
+
+def run_cli(cli, tmp_path, path: Path, *options: str):
+    out = tmp_path / "out"
+    result = cli("solve-dataset", path, "-o", out, "--workers", "1", "-q", *options)
+    assert "Traceback" not in result.stdout + result.stderr, result.stderr
+    return result, out
+
+
+def assert_one_line_error(cli, tmp_path, path: Path, words: str, *options: str) -> None:
+    result, out = run_cli(cli, tmp_path, path, *options)
+    assert result.exit_code == 2, (result.exit_code, result.stderr)
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert words in result.stderr, result.stderr
+    assert not list(out.glob("part-*")), "found at inspection: nothing is written"
+
+
+def parquet_with_columns(path: Path, names: list[str]) -> Path:
+    """A Parquet file whose columns are called ``names`` (Parquet allows a name twice)."""
+    columns = [pa.array([EASY] if name == "puzzle" else ["x"]) for name in names]
+    pq.write_table(pa.Table.from_arrays(columns, names=names), path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("names", "twice"),
+    [(["puzzle", "puzzle"], "puzzle"), (["puzzle", "id", "id"], "id")],
+    ids=["puzzle-column", "other-column"],
+)
+def test_a_parquet_column_name_given_twice_is_a_clean_error(cli, tmp_path, names, twice):
+    """Before: a traceback (the puzzle column), or every batch failing three times and a
+    "rerun to retry" that could never succeed (another column)."""
+    path = parquet_with_columns(tmp_path / "twice.parquet", names)
+    assert_one_line_error(cli, tmp_path, path, f"column {twice!r} appears twice; rename one")
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_status_and_input_status_together_are_a_clean_error(cli, tmp_path, kind):
+    """``status`` is passed through as ``input_status``, a name the file already has.
+    Before: every batch failed three times, and the run said "rerun to retry"."""
+    path = tmp_path / f"both.{kind}"
+    if kind == "csv":
+        path.write_text(f"puzzle,status,input_status\n{EASY},a,b\n")
+    else:
+        parquet_with_columns(path, ["puzzle", "status", "input_status"])
+    assert_one_line_error(
+        cli, tmp_path, path, "column 'status' has the name of an output column, so it would be "
+        "passed through as 'input_status', but the file has a column 'input_status' too"
+    )
+
+
+def test_a_puzzle_column_named_as_an_output_column_is_read(cli, tmp_path):
+    """``--column status``: the puzzles are passed through as ``input_status``, and solved.
+    Before: every batch failed three times (the puzzle column was looked up by its old name)."""
+    path = tmp_path / "status.csv"
+    path.write_text(f"status,note\n{EASY},a\n")
+    result, out = run_cli(cli, tmp_path, path, "--column", "status")
+    assert result.exit_code == 0, result.stderr
+    table = pq.read_table(out / "part-00000-000000.parquet")
+    assert table.column("input_status").to_pylist() == [EASY]
+    assert table.column("status").to_pylist() == ["unique"]
+
+
+def test_a_polars_categorical_puzzle_column_is_read_as_text(cli, tmp_path):
+    """polars writes a Categorical column as ``dictionary<values=string>``: text, not a
+    number. Before: refused as a column that is "not text"."""
+    polars = pytest.importorskip("polars")
+    solution = solver.solve(EASY).first_solution
+    path = tmp_path / "categorical.parquet"
+    frame = polars.DataFrame({"puzzle": [EASY, EASY, "123"], "solution": [solution, None, None]})
+    frame.with_columns(polars.col("puzzle", "solution").cast(polars.Categorical)).write_parquet(path)
+    assert pa.types.is_dictionary(pq.read_schema(path).field("puzzle").type)
+    result, out = run_cli(cli, tmp_path, path)
+    assert result.exit_code == 0, result.stderr
+    table = pq.read_table(sorted(out.glob("part-*.parquet")))
+    assert table.schema.field("puzzle").type == pa.string()
+    assert table.schema.field("solution").type == pa.string()
+    assert table.column("puzzle").to_pylist() == [EASY, EASY, "123"]
+    assert table.column("solution").to_pylist() == [solution, None, None]
+    assert table.column("status").to_pylist() == ["unique", "unique", "invalid"]
+    assert table.column("solution_matches").to_pylist() == [True, None, None]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["rows"] == {"in": 3, "out": 3}
+
+
+# --- input directories (point 4) -------------------------------------------------------------
+
+
+def directory_with_bad_entries(directory: Path, kaggle_csv: Path) -> Path:
+    """Two inputs, and five entries that are not: a symbolic link loop, a dangling symbolic
+    link, a hidden file, a file of another kind, a subdirectory."""
+    directory.mkdir()
+    (directory / "a.csv").write_bytes(kaggle_csv.read_bytes())
+    (directory / "b.txt").write_text(EASY + "\n")
+    os.symlink("loop", directory / "loop")
+    os.symlink("nowhere.csv", directory / "gone.csv")
+    (directory / ".hidden.csv").write_text("x\n")
+    (directory / "notes.md").write_text("x\n")
+    (directory / "sub").mkdir()
+    return directory
+
+
+def test_a_directory_names_what_it_skips(tmp_path, kaggle_csv, caplog):
+    """Before: a symbolic link loop made the whole directory unreadable ("cannot list"),
+    and the other entries were skipped without a word."""
+    directory = directory_with_bad_entries(tmp_path / "inputs", kaggle_csv)
+    with caplog.at_level(logging.WARNING, logger="pipeline"):
+        found = read.find_inputs([directory])
+    assert [Path(path).name for path in found] == ["a.csv", "b.txt"]
+    [warning] = [record.getMessage() for record in caplog.records if record.name == "pipeline"]
+    assert warning.startswith(f"input directory {directory}: skipped 5 entries"), warning
+    assert warning.endswith(
+        "gone.csv (a dangling symbolic link), loop (a symbolic link loop), .hidden.csv (hidden), "
+        "notes.md, sub (not a file)"
+    ), warning
+
+
+def test_a_directory_names_a_few_of_many_skipped(tmp_path, caplog):
+    directory = tmp_path / "inputs"
+    directory.mkdir()
+    (directory / "p.txt").write_text(EASY + "\n")
+    for number in range(8):
+        (directory / f"note{number}.md").write_text("x\n")
+    with caplog.at_level(logging.WARNING, logger="pipeline"):
+        read.find_inputs([directory])
+    [warning] = [record.getMessage() for record in caplog.records if record.name == "pipeline"]
+    assert warning.endswith("note0.md, note1.md, note2.md, note3.md, note4.md and 3 more"), warning
+
+
+def test_a_directory_with_bad_links_runs_through_the_command(cli, tmp_path, kaggle_csv):
+    directory = directory_with_bad_entries(tmp_path / "inputs", kaggle_csv)
+    result, out = run_cli(cli, tmp_path, directory)
+    assert result.exit_code == 0, result.stderr
+    assert "loop (a symbolic link loop)" in result.stderr
+    assert "gone.csv (a dangling symbolic link)" in result.stderr
+    assert json.loads((out / "summary.json").read_text())["rows"] == {"in": 21, "out": 21}
+
+
+# --- over-long CSV fields (point 4 of the CSV side) ------------------------------------------
+
+LONG = 200_000  # over Python's csv.field_size_limit() (128 KiB), far under Arrow's block
+
+
+@pytest.mark.parametrize("position", ["first", "later"])
+def test_an_over_long_csv_field_is_an_invalid_row_wherever_it_is(cli, tmp_path, position):
+    """Before: in the first record, a file-level error ("field larger than field limit")."""
+    rows = [f"{EASY},a", f"{'1' * LONG},{'n' * LONG}", f"{EASY},b"]
+    if position == "first":
+        rows = rows[1:] + rows[:1]
+    path = tmp_path / "long.csv"
+    path.write_text("puzzle,note\n" + "\n".join(rows) + "\n")
+    result, out = run_cli(cli, tmp_path, path)
+    assert result.exit_code == 0, result.stderr
+    table = pq.read_table(sorted(out.glob("part-*.parquet")))
+    by_puzzle = dict(zip(table.column("puzzle").to_pylist(), table.column("error").to_pylist(),
+                         strict=True))
+    assert by_puzzle["1" * LONG] == f"expected 81 cells, got {LONG}"
+    assert table.column("note").to_pylist().count("n" * LONG) == 1
+
+
+@pytest.mark.parametrize("position", ["first", "later"])
+def test_a_csv_record_over_the_readers_block_is_one_error_wherever_it_is(cli, tmp_path, position):
+    huge = "1" * (3 * read.CSV_BLOCK_BYTES)  # a record may straddle one block boundary, not two
+    rows = [EASY, huge, EASY] if position == "later" else [huge, EASY]
+    path = tmp_path / "huge.csv"
+    path.write_text("puzzle\n" + "\n".join(rows) + "\n")
+    assert_one_line_error(cli, tmp_path, path, "a record is longer than the CSV reader takes")
