@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline import storage
-from pipeline.engines import Engine, Failure, build_engine
+from pipeline.engines import Engine, Failure, PartMissing, build_engine
 from pipeline.errors import PipelineError, RunIncomplete
 from pipeline.part import RESULT_COLUMNS, PartInfo, output_schema
 from pipeline.provenance import run_record
@@ -307,7 +307,9 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
 
     def units() -> Iterator[Unit]:
         for file_index, source in enumerate(plan.sources):
-            batches = with_last(read_batches(source, plan.batch_rows))
+            # The reader checks, at the input's end, that it read what the plan hashed.
+            expected = out.run["inputs"][file_index]["sha256"]
+            batches = with_last(read_batches(source, plan.batch_rows, expected_sha256=expected))
             for batch_index, (batch, last) in enumerate(batches):
                 info = PartInfo(source.path, file_index, batch_index,
                                 result.rows_read[file_index], batch.num_rows, last)
@@ -342,6 +344,15 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
         outcome = engine.run(units(), on_result, deadline=deadline)
     except InputChanged as changed:
         _forget_parts_read_from(changed.path, result, out)
+        raise
+    except PartMissing as missing:
+        if storage.kind(out.path(MANIFEST_FILE)) is None:  # rm -rf OUT && mkdir OUT
+            write_json(out.path(MANIFEST_FILE), out.run)
+            raise RunIncomplete(
+                f"the output directory {out.directory} was emptied during the run (the part of "
+                f"{missing.unit.part.describe()} went as soon as it was written); the parts written "
+                "since are kept: rerun the same command to solve the rest"
+            ) from None
         raise
     finally:
         bar.close()

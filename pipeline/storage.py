@@ -128,20 +128,6 @@ def listing(directory: str) -> list[Entry]:
     )
 
 
-def size(where: str) -> int:
-    if not is_url(where):
-        try:
-            return os.stat(where).st_size
-        except OSError as err:
-            raise PipelineError(f"cannot read {where}: {err.strerror or err}") from None
-    fs, path = _filesystem(where)
-    with _remote_errors("read", where):
-        try:
-            return int(fs.size(path))
-        except FileNotFoundError:
-            raise PipelineError(f"cannot read {where}: it is not there (any more)") from None
-
-
 def stamp(where: str) -> Stamp:
     """The ``Stamp`` of the file ``where`` now (``PipelineError`` when it cannot be seen)."""
     if not is_url(where):

@@ -49,11 +49,11 @@ def test_summarize_write_of_a_stopped_run_says_it_is_incomplete_and_the_run_stil
     summary = json.loads((out / "summary.json").read_text())
     assert summary["complete"] is False and summary["rows"]["in"] is None
 
-    for _ in range(30):  # the same command finishes the run, a slice at a time
-        done = runs.run(args)
-        if done.returncode != 3:
-            break
-    assert done.returncode == 0, done.stderr
+    again = runs.run(args)  # before the fix: exit 0, nothing solved, 80% of the rows dropped
+    assert again.returncode == 3 and again.stderr.startswith("error: time limit of 1.2 s")
+    assert len(runs.parts(out)) >= solved
+    finished = runs.run(runs.command(path, out, *runs.SLOW_OPTIONS, "--workers", "2"))
+    assert finished.returncode == 0, finished.stderr
     runs.assert_same_run(out, reference)
 
 
@@ -76,8 +76,12 @@ def test_parts_lost_during_a_run_end_it_with_exit_3_and_the_same_command_repairs
         out.mkdir()
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 3, stderr
-    assert "part(s) of this run are no longer in" in stderr
-    assert "rows 0-5 of" in stderr and "rerun the same command to solve them again" in stderr
+    if damage == "delete a part":
+        assert "part(s) of this run are no longer in" in stderr
+        assert "rows 0-5 of" in stderr and "rerun the same command to solve them again" in stderr
+    else:  # seen when the next part is read back, or when every part is checked at the end
+        assert ("was emptied during the run" in stderr
+                or "part(s) of this run are no longer in" in stderr), stderr
     assert not (out / "summary.json").exists()
 
     runs.assert_rerun_completes(args, out, reference)

@@ -11,10 +11,10 @@ engine), and add its name here and to ``pipeline.settings.ENGINES``.
 
 from __future__ import annotations
 
-from pipeline.engines.contract import ATTEMPTS, Engine, Failure, Outcome
+from pipeline.engines.contract import ATTEMPTS, Engine, Failure, Outcome, PartMissing
 from pipeline.settings import Settings
 
-__all__ = ["ATTEMPTS", "Engine", "Failure", "Outcome", "build_engine"]
+__all__ = ["ATTEMPTS", "Engine", "Failure", "Outcome", "PartMissing", "build_engine"]
 
 
 def build_engine(settings: Settings) -> Engine:

@@ -50,6 +50,19 @@ class Outcome:
     stopped: bool = False
 
 
+class PartMissing(PipelineError):
+    """A unit's part is not there, as seen from this process, right after it was written: the
+    workers write somewhere this process does not see, or the directory changed under the run."""
+
+    def __init__(self, unit: Unit):
+        super().__init__(
+            f"a worker solved {unit.part.describe()}, but its part {unit.path} is not there as "
+            "seen from this machine: the output directory must be one that this machine and "
+            "every worker share, at the same path or URL"
+        )
+        self.unit = unit
+
+
 class Engine(abc.ABC):
     """Runs units of work on ``workers`` workers (see the module docstring for the contract)."""
 
@@ -100,11 +113,7 @@ def accept(unit: Unit, result: Stats | PipelineError) -> Stats:
     try:
         footer = read_footer(unit.path)
     except FileNotFoundError:
-        raise PipelineError(
-            f"a worker solved {unit.part.describe()}, but its part {unit.path} is not there as "
-            "seen from this machine: the output directory must be one that this machine and "
-            "every worker share, at the same path or URL"
-        ) from None
+        raise PartMissing(unit) from None
     rows = unit.rows
     if footer.info != unit.part or footer.num_rows != rows or result.rows != rows:
         raise PipelineError(
