@@ -11,13 +11,14 @@ the first time it runs.
 from solver.api import (
     BatchResult,
     Result,
+    difficulty,
     solve,
     solve_ascii,
     solve_grids,
     solve_strings,
 )
 from solver.grid import contradiction, parse_error
-from solver.records import SearchColumns
+from solver.records import Difficulty, SearchColumns
 from solver.vocabulary import (
     CELL_VARIANTS,
     DEFAULT_MAX_NODES,
@@ -40,7 +41,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CELL_VARIANTS", "DEFAULT_MAX_NODES", "DEFAULT_RATING_SAMPLES", "GRADES", "MAX_NODES_LIMIT",
     "MAX_RATING_SAMPLES", "MEASURES", "PRUNE_VARIANTS", "RULE_SETS", "SOLVER_ENGINES", "STATUSES",
-    "BatchResult", "Result", "SearchColumns", "SearchOptions", "check_measures",
-    "check_rating_samples", "contradiction", "parse_error", "solve", "solve_ascii", "solve_grids",
-    "solve_strings", "__version__",
+    "BatchResult", "Difficulty", "Result", "SearchColumns", "SearchOptions", "check_measures",
+    "check_rating_samples", "contradiction", "difficulty", "parse_error", "solve", "solve_ascii",
+    "solve_grids", "solve_strings", "__version__",
 ]

@@ -18,7 +18,7 @@ import numpy as np
 
 from solver import bird, ladder
 from solver.grid import ascii_rows, contradiction, grids_from_ascii, parse_error, text_of
-from solver.records import SearchColumns
+from solver.records import MISSING, Difficulty, SearchColumns
 from solver.vocabulary import (
     DEFAULT_MAX_NODES,
     DEFAULT_RATING_SAMPLES,
@@ -30,8 +30,6 @@ from solver.vocabulary import (
     check_measures,
     check_rating_samples,
 )
-
-NO_GRADE = -1  # the null of the int8 ``grade`` and ``backdoor_size`` columns (``rating``: NaN)
 
 
 @dataclass(frozen=True)
@@ -87,7 +85,7 @@ class BatchResult:
         return [STATUSES[s] for s in self.status]
 
     def grades(self) -> list[str | None]:
-        return [None if g == NO_GRADE else GRADES[g] for g in self.grade]
+        return [None if g == MISSING else GRADES[g] for g in self.grade]
 
     def row(self, i: int) -> Result:
         """Row ``i`` as a ``Result`` (nulls where SPEC says so)."""
@@ -107,9 +105,9 @@ class BatchResult:
             search_nodes=int(self.search_nodes[i]),
             first_solution=solution,
             solve_us=float(self.solve_us[i]),
-            grade=None if self.grade[i] == NO_GRADE else GRADES[self.grade[i]],
+            grade=None if self.grade[i] == MISSING else GRADES[self.grade[i]],
             rating=None if np.isnan(rating) else rating,
-            backdoor_size=None if backdoor_size == NO_GRADE else backdoor_size,
+            backdoor_size=None if backdoor_size == MISSING else backdoor_size,
         )
 
 
@@ -156,16 +154,15 @@ def solve_ascii(rows: np.ndarray, *, max_solutions: int = 2, max_nodes: int = DE
                       max_solutions)
     for i in np.flatnonzero(status == STATUSES.index("contradictory")):
         error[i] = contradiction(grids[i])
-    difficulty = _fast_difficulty if engine == "fast" else _reference_difficulty
-    grade, rating, backdoor_size = difficulty(grids, status, found, measures, rating_samples,
-                                              max_nodes)
+    measured = difficulty(grids, status, found, measures=measures, rating_samples=rating_samples,
+                          max_nodes=max_nodes, engine=engine)
     return BatchResult(
         status=status, error=error, valid=~bad, givens=found.givens, n_solutions=found.n_solutions,
         solutions_capped=found.n_solutions >= max_solutions, prune_solvable=found.prune_solvable,
         singles_solvable=found.singles_solvable, search_depth=found.search_depth,
         search_nodes=found.search_nodes, first_solution=found.first_solution,
         has_solution=(found.n_solutions > 0) & ~bad, solve_us=found.solve_ns / 1000.0,
-        grade=grade, rating=rating, backdoor_size=backdoor_size,
+        grade=measured.grade, rating=measured.rating, backdoor_size=measured.backdoor_size,
     )
 
 
@@ -210,65 +207,74 @@ GRADED = (STATUSES.index("solved"), STATUSES.index("unique"))
 UNIQUE = STATUSES.index("unique")
 
 
-def _null_difficulty(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    return np.full(n, NO_GRADE, np.int8), np.full(n, np.nan), np.full(n, NO_GRADE, np.int8)
+def difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns, *,
+               measures: Sequence[str] = (), rating_samples: int = DEFAULT_RATING_SAMPLES,
+               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "fast") -> Difficulty:
+    """SPEC section 5 for a searched batch: ``grade`` for the rows whose ``status`` (indexes into
+    STATUSES) is unique or solved, ``rating`` and ``backdoor_size`` for the unique rows when
+    ``measures`` names them (each copy of a rating searched with ``max_nodes``); nulls elsewhere.
+    ``found`` is what the search found for ``grids`` (``solve_grids``)."""
+    measures = check_measures(measures)
+    check_rating_samples(rating_samples)
+    check_choice("engine", engine, SOLVER_ENGINES)
+    measure = _fast_difficulty if engine == "fast" else _reference_difficulty
+    return measure(grids, status, found, measures, rating_samples, max_nodes)
 
 
 def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
-                     measures: tuple[str, ...], rating_samples: int,
-                     max_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(grade, rating, backdoor_size) with ``solver.fast_ladder``, null where SPEC 5 says.
+                     measures: tuple[str, ...], rating_samples: int, max_nodes: int) -> Difficulty:
+    """``difficulty`` with ``solver.fast_ladder``.
 
     The search has settled the first two rungs already (``prune_solvable``, ``singles_solvable``),
     and a singles-solvable puzzle has rating 0 and backdoor size 0: only the other rows reach
     the compiled code, which is loaded the first time one does.
     """
-    grade, rating, backdoor_size = _null_difficulty(len(grids))
+    measured = Difficulty.null(len(grids))
     graded = np.isin(status, GRADED)
     settled = found.singles_solvable
-    grade[graded & settled] = np.where(found.prune_solvable, GRADES.index("prune"),
-                                       GRADES.index("singles"))[graded & settled]
+    measured.grade[graded & settled] = np.where(found.prune_solvable, GRADES.index("prune"),
+                                                GRADES.index("singles"))[graded & settled]
     harder = graded & ~settled
     if harder.any():
         from solver import fast_ladder
 
-        grade[harder] = fast_ladder.grades(grids[harder])
+        measured.grade[harder] = fast_ladder.grades(grids[harder])
     unique = status == UNIQUE
     harder = unique & ~settled
     if "rating" in measures:
-        rating[unique & settled] = 0.0
+        measured.rating[unique & settled] = 0.0
         if harder.any():
             from solver import fast_ladder
 
-            rating[harder] = fast_ladder.ratings(grids[harder], rating_samples, max_nodes)
+            measured.rating[harder] = fast_ladder.ratings(grids[harder], rating_samples, max_nodes)
     if "backdoor" in measures:
-        backdoor_size[unique & settled] = 0
+        measured.backdoor_size[unique & settled] = 0
         if harder.any():
             from solver import fast_ladder
 
             solutions = found.first_solution[harder] - ord("0")
-            backdoor_size[harder] = fast_ladder.backdoor_sizes(grids[harder], solutions)
-    return grade, rating, backdoor_size
+            measured.backdoor_size[harder] = fast_ladder.backdoor_sizes(grids[harder], solutions)
+    return measured
 
 
 def _reference_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
                           measures: tuple[str, ...], rating_samples: int,
-                          max_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(grade, rating, backdoor_size) with ``solver.ladder``, one puzzle at a time."""
-    grade, rating, backdoor_size = _null_difficulty(len(grids))
+                          max_nodes: int) -> Difficulty:
+    """``difficulty`` with ``solver.ladder``, one puzzle at a time."""
+    measured = Difficulty.null(len(grids))
     for i in np.flatnonzero(np.isin(status, GRADED)):
         g = bird.read_mat(text_of(grids[i]))
-        grade[i] = GRADES.index(ladder.grade(g))
+        measured.grade[i] = GRADES.index(ladder.grade(g))
         if status[i] != UNIQUE:
             continue
         if "rating" in measures:
             value = ladder.rating(g, rating_samples, max_nodes)
-            rating[i] = np.nan if value is None else value
+            measured.rating[i] = np.nan if value is None else value
         if "backdoor" in measures:
             solution = bird.read_mat(found.first_solution[i].tobytes().decode())
             size = ladder.backdoor_size(g, solution)
-            backdoor_size[i] = NO_GRADE if size is None else size
-    return grade, rating, backdoor_size
+            measured.backdoor_size[i] = MISSING if size is None else size
+    return measured
 
 
 # -- the reference engine behind the batch interface -----------------------------------------------

@@ -397,9 +397,9 @@ def _rating_batch(grids, positions, max_nodes, out, tables):
 
 @njit(cache=True)
 def _split(matrix, group, level, positions, copies, tables):
-    """The parts of a node at ``level`` (neither blocked nor complete) reached by the copies in
-    ``group``: each copy expands the open cell with the fewest choices that comes first in
-    that copy (its row-major first, SPEC section 2)."""
+    """The parts of an unblocked node at ``level`` reached by the copies in ``group``: each copy
+    expands the open cell with the fewest choices that comes first in that copy (its row-major
+    first, SPEC section 2).  Returns False, with no parts, when the node is complete."""
     fewest = 10
     n_fewest = 0
     for cell in range(81):
@@ -410,6 +410,11 @@ def _split(matrix, group, level, positions, copies, tables):
                 n_fewest = 0
             copies.fewest_cells[n_fewest] = cell
             n_fewest += 1
+    copies.n_parts[level] = 0
+    copies.part_at[level] = 0
+    copies.untried[level] = 0
+    if n_fewest == 0:
+        return False
     n_parts = 0
     for copy in range(positions.shape[0]):
         if not (group >> copy) & 1:
@@ -430,8 +435,8 @@ def _split(matrix, group, level, positions, copies, tables):
     for part in range(n_parts):
         copies.part_of_cell[copies.part_cell[level, part]] = -1
     copies.n_parts[level] = n_parts
-    copies.part_at[level] = 0
     copies.untried[level] = matrix[copies.part_cell[level, 0]]
+    return True
 
 
 @njit(cache=True)
@@ -490,14 +495,12 @@ def _search_copies(root, positions, max_nodes, copies, tables):
         part_at[level] = 0
         if _fill(matrix, np.int64(cell), np.int64(bit), copies.queue, tables):
             continue
-        if _complete(matrix, tables):
+        if not _split(matrix, group, np.int64(level), positions, copies, tables):  # complete
             for copy in range(n_copies):
                 if (group >> copy) & 1:
                     copies.solutions[copy] += 1
                     if copies.solutions[copy] >= 2:
                         finished |= np.int64(1) << copy
-            continue
-        _split(matrix, group, np.int64(level), positions, copies, tables)
 
 
 # -- 5.3 backdoor size ---------------------------------------------------------------------------

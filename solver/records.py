@@ -35,3 +35,19 @@ class SearchColumns(NamedTuple):
             first_solution=np.zeros((n, 81), np.uint8),
             solve_ns=np.zeros(n, np.int64),
         )
+
+
+MISSING = -1  # the null of the int8 columns ``grade`` and ``backdoor_size`` (``rating``'s is NaN)
+
+
+class Difficulty(NamedTuple):
+    """SPEC section 5's measures for each row of a batch, as arrays, with their nulls."""
+
+    grade: np.ndarray  # int8, index into GRADES; MISSING = null
+    rating: np.ndarray  # float64; NaN = null
+    backdoor_size: np.ndarray  # int8; MISSING = null
+
+    @classmethod
+    def null(cls, n: int) -> Difficulty:
+        return cls(grade=np.full(n, MISSING, np.int8), rating=np.full(n, np.nan),
+                   backdoor_size=np.full(n, MISSING, np.int8))

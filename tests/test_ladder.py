@@ -17,7 +17,7 @@ from tests.solver_cases import HUTTON, SHARED_DATASETS, as_text, excerpts, puzzl
 # Small enough for the reference search of every copy to stay quick in `make test`; rows whose
 # copies need more come out null, and then both engines must say so.
 SAMPLES, BUDGET = 3, 25
-SLOW_SAMPLES, SLOW_BUDGET = 8, 400
+SLOW_SAMPLES, SLOW_BUDGET = 6, 300
 
 
 def grids_of(texts):
