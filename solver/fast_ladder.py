@@ -165,9 +165,16 @@ def _copy(target, source):
 
 
 @njit(cache=True)
+def _naked_closure(grid, matrix, queue, tables):
+    """``fix prune (choices grid)`` into ``matrix``: the number of cells it leaves open, -1 when
+    it is blocked (``solver.fast._seed_root``, compiled once for every caller here)."""
+    return _seed_root(grid, matrix, queue, tables)
+
+
+@njit(cache=True)
 def _singles_closure(grid, matrix, queue, tables):
     """Naked and hidden singles to their fixpoint from ``choices grid``; returns blocked."""
-    still_open = _seed_root(grid, matrix, queue, tables)
+    still_open = _naked_closure(grid, matrix, queue, tables)
     if still_open <= 0:
         return still_open < 0
     return _singles(matrix, queue, np.int64(0), np.int64(ALL_UNITS), tables)
@@ -338,7 +345,7 @@ def _grade(grid, work, tables, meetings):
     """The first rung whose closure is complete and unblocked; each rung goes on from the
     closure of the one before (any order of the rules reaches the same closure)."""
     matrix = work.matrix
-    still_open = _seed_root(grid, matrix, work.queue, tables)
+    still_open = _naked_closure(grid, matrix, work.queue, tables)
     if still_open < 0:
         return SEARCH
     if still_open == 0:

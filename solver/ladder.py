@@ -34,7 +34,7 @@ from solver.bird import (
     single,
     ungroup,
 )
-from solver.vocabulary import DEFAULT_MAX_NODES, DEFAULT_RATING_SAMPLES, DIGITS, GRADES
+from solver.vocabulary import DEFAULT_MAX_NODES, DEFAULT_RATING_SAMPLES, DIGITS
 
 Matrix = list[list[str]]
 Rule = Callable[[Matrix], Matrix]
@@ -171,11 +171,14 @@ def closure(rules: Sequence[Rule], m: Matrix) -> Matrix:
             return m
 
 
-NAKED = (prune,)
+# SPEC 5.1's table: each rung and the rules whose closure it is ("search" is the rung of none).
 SINGLES = (prune, hide)
-INTERSECTIONS = (prune, hide, lock)
-SUBSETS = (prune, hide, lock, subsets)
-RUNGS = dict(zip(GRADES, (NAKED, SINGLES, INTERSECTIONS, SUBSETS), strict=False))
+RUNGS = {
+    "prune": (prune,),
+    "singles": SINGLES,
+    "intersections": (prune, hide, lock),
+    "subsets": (prune, hide, lock, subsets),
+}
 
 
 # -- 5.1 grade -------------------------------------------------------------------------------------

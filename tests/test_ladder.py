@@ -81,13 +81,14 @@ def test_the_copies_are_spec_5_2_decoded_literally():
 
 
 def test_a_rating_is_the_mean_depth_of_the_copies_searched_by_the_engine():
-    """An independent path: the copies as explicit grids, searched by ``solver.solve_grids``."""
-    texts = [text for text, _ in unique_rows(excerpt_texts())][::4]
+    """An independent path: the copies as explicit grids, searched by ``solver.solve_grids``
+    (37 copies: the fast engine searches them in groups of 32, then 5)."""
+    texts = excerpt_texts()[::4]
     grids = grids_of(texts)
-    cells = symmetry.rating_copies(5)
+    cells = symmetry.rating_copies(37)
     found = solver.solve_grids(grids[:, cells].reshape(-1, 81), rules="singles", max_solutions=2)
-    expected = found.search_depth.reshape(len(texts), 5).sum(axis=1) / 5
-    assert fast_ladder.ratings(grids, 5, solver.DEFAULT_MAX_NODES).tolist() == expected.tolist()
+    expected = found.search_depth.reshape(len(texts), 37).sum(axis=1) / 37
+    assert fast_ladder.ratings(grids, 37, solver.DEFAULT_MAX_NODES).tolist() == expected.tolist()
 
 
 # -- fast against reference ------------------------------------------------------------------------
@@ -185,6 +186,11 @@ def test_fresh_samples_of_the_shared_sets():
 def solved_by_each_rung(text):
     m = bird.choices(matrix_of(text))
     return [ladder.solved(ladder.closure(rules, m)) for rules in ladder.RUNGS.values()]
+
+
+def test_the_rungs_are_spec_5_1_table_in_order():
+    assert [*ladder.RUNGS, "search"] == list(solver.GRADES)
+    assert [len(rules) for rules in ladder.RUNGS.values()] == [1, 2, 3, 4]  # each adds a rule
 
 
 def assert_rungs_monotone(text):
