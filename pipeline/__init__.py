@@ -1,21 +1,24 @@
 """Solve and classify whole datasets of Sudoku puzzles (see ../README.md).
 
 The library never imports the CLI framework; ``pipeline.cli`` is a thin layer over
-``pipeline.run.solve_dataset`` and ``pipeline.summary.summarize``.
+``pipeline.run.solve_dataset`` and ``pipeline.summary.summarize``. For notebooks:
+``solve_frame`` (a polars DataFrame or Arrow table in, the same with the result columns out),
+``read_run`` (a run's rows as a polars LazyFrame) and ``read_summary``.
 """
 
 from pipeline.errors import PipelineError, RunIncomplete
+from pipeline.version import __version__
 
-__all__ = ["PipelineError", "RunIncomplete", "__version__"]
-
-
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("sudoku-pipeline")
-    except PackageNotFoundError:  # running from a source tree that was never installed
-        return "0+unknown"
+__all__ = ["PipelineError", "RunIncomplete", "__version__", "read_run", "read_summary",
+           "solve_dataset", "solve_frame"]
+_LAZY = {"read_run": "pipeline.notebook", "read_summary": "pipeline.notebook",
+         "solve_frame": "pipeline.notebook", "solve_dataset": "pipeline.run"}
 
 
-__version__ = _version()
+def __getattr__(name: str):
+    """The API functions, imported on first use (``import pipeline`` stays light)."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'pipeline' has no attribute {name!r}")

@@ -46,7 +46,7 @@ def _raise_terminated(signum, frame) -> None:
 
 def _print_version(asked: bool) -> None:
     if asked:
-        from pipeline import __version__
+        from pipeline.version import __version__
 
         typer.echo(f"sudoku-pipeline {__version__}")
         raise typer.Exit()
@@ -236,8 +236,8 @@ def solve_dataset_command(
     ] = None,
     **overrides: Any,
 ) -> None:
-    """Solve every puzzle of the inputs into Parquet parts plus summary.json, and print
-    the summary.
+    """Solve every puzzle of the inputs into an output directory of Parquet parts (with the
+    run's manifest and summary), and print the summary.
 
     A run that was stopped (Ctrl-C, killed, out of time or disk) continues where it stopped
     when the same command is run again: finished parts are kept.
@@ -292,7 +292,10 @@ def summarize_command(
         str, typer.Argument(help="Output directory (path or URL) of a solve-dataset run.")
     ] = "output",
     write: Annotated[
-        bool, typer.Option("--write/--no-write", help="Also rewrite DIRECTORY/summary.json.")
+        bool, typer.Option("--write", help="Also store it in DIRECTORY (_summary.parquet).")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the summary as JSON (SPEC section 4).")
     ] = False,
 ) -> None:
     """Recompute the summary of a run from its manifest and Parquet parts, and print it.
@@ -304,6 +307,7 @@ def summarize_command(
 
     \b
         sudoku-pipeline summarize output
+        sudoku-pipeline summarize output --json | jq .ladder
     """
     try:
         from pipeline.summary import format_summary, incomplete_message, summarize, write_summary
@@ -313,7 +317,7 @@ def summarize_command(
             write_summary(directory, summary)
     except PipelineError as err:
         raise _fail(str(err)) from None
-    typer.echo(format_summary(summary))
+    typer.echo(json.dumps(summary, indent=2) if as_json else format_summary(summary))
     if not summary["complete"]:
         raise _fail(incomplete_message(summary), RunIncomplete.exit_code)
 

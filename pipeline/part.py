@@ -7,7 +7,10 @@
   ``sudoku_pipeline.part`` (``PartInfo``: which rows of which input it holds);
 - how it is **written** (complete or absent: ``pipeline.storage.write_atomically``) and how its
   **footer** is read back (``read_footer``), which is how a part is trusted: by the engines
-  before a result counts, by resume before a part is kept, by summarize.
+  before a result counts, by resume before a part is kept, by summarize;
+- the run's **records** beside the parts (``write_record``): the manifest and the summary are
+  Parquet files of no rows with the parts' schema, their JSON in the metadata, so that the
+  output directory is one dataset to polars, pyarrow and DuckDB.
 """
 
 from __future__ import annotations
@@ -24,10 +27,12 @@ from pipeline.errors import PipelineError, one_line
 
 RUN_KEY = b"sudoku_pipeline"
 PART_KEY = b"sudoku_pipeline.part"
+SUMMARY_KEY = b"sudoku_pipeline.summary"
 _NAME = re.compile(r"part-(\d{5,})-(\d{6,})\.parquet")
 
 # The SPEC section 3 columns, appended after the input columns, with their Arrow types.
 RESULT_FIELDS = (
+    pa.field("grid", pa.string()),  # the puzzle, 81 characters, blanks as "."; null if invalid
     pa.field("status", pa.string(), nullable=False),
     pa.field("error", pa.string()),
     pa.field("givens", pa.int8()),
@@ -140,17 +145,39 @@ def write_part(
 def read_footer(path: str) -> Footer:
     """The footer of the part at ``path``; ``FileNotFoundError`` when it is not there,
     ``PipelineError`` when it is not a readable Parquet file."""
+    metadata = _read_metadata(path)
+    keys = metadata.metadata or {}
+    return Footer(keys.get(RUN_KEY), _part_info(keys.get(PART_KEY)), metadata.num_rows)
+
+
+def write_record(path: str, schema: pa.Schema, records: dict[bytes, bytes]) -> None:
+    """A Parquet file of no rows, with the parts' ``schema`` and ``records`` in its metadata:
+    how a run's manifest and summary sit among its parts, so that every file of the output
+    directory is Parquet of one schema and the directory reads as one dataset (polars reads a
+    directory only when that holds)."""
+    import pyarrow.parquet as pq
+
+    table = schema.empty_table().replace_schema_metadata({**(schema.metadata or {}), **records})
+    storage.write_atomically(path, lambda file: pq.write_table(table, file))
+
+
+def read_record(path: str, key: bytes) -> tuple[pa.Schema, bytes | None]:
+    """The schema of a file ``write_record`` wrote, and its record under ``key`` (None when it
+    has none); ``FileNotFoundError`` when the file is not there."""
+    metadata = _read_metadata(path)
+    return metadata.schema.to_arrow_schema(), (metadata.metadata or {}).get(key)
+
+
+def _read_metadata(path: str):
     import pyarrow.parquet as pq
 
     try:
         with storage.arrow_source(path) as source:
-            metadata = pq.read_metadata(source)
+            return pq.read_metadata(source)
     except FileNotFoundError:
         raise
     except (OSError, pa.ArrowException) as err:
-        raise PipelineError(f"cannot read part {path}: {one_line(err)}") from None
-    keys = metadata.metadata or {}
-    return Footer(keys.get(RUN_KEY), _part_info(keys.get(PART_KEY)), metadata.num_rows)
+        raise PipelineError(f"cannot read {path}: {one_line(err)}") from None
 
 
 def read_columns(path: str, columns: list[str]) -> pa.Table:

@@ -17,8 +17,8 @@ import pkgutil
 import platform
 from typing import Any
 
-from pipeline import __version__
 from pipeline.settings import ROW_SETTINGS, Settings
+from pipeline.version import __version__
 
 # The pipeline's modules that decide what a row holds (with every module of ``solver``).
 ROW_MODULES = ("pipeline.read", "pipeline.part", "pipeline.work")

@@ -141,16 +141,49 @@ def inspect_input(
     if stamp.size == 0:
         raise PipelineError(f"input file is empty: {path} (remove it from the inputs)")
     schema, rows = _schema_and_rows(path, kind)
-    _check_unique_names(path, schema.names)
-    puzzle, solution = _puzzle_and_solution(path, kind, schema, column, solution_column)
+    layout = column_layout(path, schema, kind=kind, column=column, solution_column=solution_column,
+                            reserved=reserved)
+    return InputFile(path, kind, layout.schema, layout.puzzle, layout.solution, layout.renames,
+                     stamp.size, rows, stamp)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The columns of an input as they are passed through: ``schema`` (renamed where they clash
+    with output columns, see ``renames``; dictionary-encoded puzzles and solutions as text),
+    and the names in it of the puzzle and published-solution columns."""
+
+    schema: pa.Schema
+    puzzle: str
+    solution: str | None
+    renames: dict[str, str]
+
+
+def column_layout(
+    where: str,
+    schema: pa.Schema,
+    *,
+    kind: str = "parquet",
+    column: str = "",
+    solution_column: str = "",
+    reserved: Iterable[str] = (),
+) -> Layout:
+    """How the columns ``schema`` of an input (a file, or a frame, named ``where`` in messages)
+    are passed through, checked: unique names, a puzzle column of text, no clash after renames."""
+    _check_unique_names(where, schema.names)
+    puzzle, solution = _puzzle_and_solution(where, kind, schema, column, solution_column)
     schema = _as_text(schema, [puzzle, solution])
-    renames = _renames(path, schema.names, set(reserved))
+    renames = _renames(where, schema.names, set(reserved))
     if renames:
         schema = pa.schema([field.with_name(renames.get(field.name, field.name)) for field in schema])
     solution = renames.get(solution, solution) if solution else None
-    return InputFile(
-        path, kind, schema, renames.get(puzzle, puzzle), solution, renames, stamp.size, rows, stamp
-    )
+    return Layout(schema, renames.get(puzzle, puzzle), solution, renames)
+
+
+def conform(table: pa.Table, layout: Layout) -> pa.Table:
+    """``table`` (with the columns ``column_layout`` was given) as ``layout.schema`` has them."""
+    batches = [_as_schema(batch, layout.schema) for batch in table.to_batches()]
+    return pa.Table.from_batches(batches, schema=layout.schema)
 
 
 def read_batches(
@@ -366,7 +399,7 @@ def _pick_column(
 def _as_schema(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     """``batch`` with the names and types of ``schema``: renamed columns, and dictionary
     encoded text decoded."""
-    if batch.schema.equals(schema):
+    if batch.schema.equals(schema, check_metadata=False):
         return batch
     columns = [
         column.dictionary_decode()

@@ -5,7 +5,7 @@ pool and Dask resume alike:
 
 - ``open_output`` locks the directory (one run at a time), then either starts a new run in
   it (a new or empty directory, or ``overwrite``), or continues the run it holds when its
-  ``manifest.json`` says that run had the same inputs and row settings
+  manifest (``_manifest.parquet``) says that run had the same inputs and row settings
   (``pipeline.provenance.fingerprint``), or refuses with a one-line message naming the
   difference. A directory holding anything the pipeline did not write is always refused.
 - ``survey`` lists the parts of a directory with their footers. A part is **done** for a run
@@ -27,22 +27,29 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
+
 from pipeline import storage
 from pipeline.errors import PipelineError
 from pipeline.part import (
     RUN_KEY,
     Footer,
     PartInfo,
+    output_schema,
     parse_part_name,
     read_columns,
     read_footer,
+    read_record,
     run_metadata,
+    write_record,
 )
 from pipeline.provenance import difference
 from pipeline.stats import STATS_COLUMNS, Stats
 
-MANIFEST_FILE = "manifest.json"
-SUMMARY_FILE = "summary.json"
+# The run's records among its parts, Parquet files of no rows (``part.write_record``); their
+# names start with "_", which pyarrow's datasets skip and which sorts before every part.
+MANIFEST_FILE = "_manifest.parquet"
+SUMMARY_FILE = "_summary.parquet"
 LOCK_FILE = ".sudoku-pipeline.lock"
 OWN_FILES = (MANIFEST_FILE, SUMMARY_FILE, LOCK_FILE)
 
@@ -107,8 +114,12 @@ def survey(directory: str) -> Survey:
     return Survey(parts, foreign)
 
 
-def open_output(directory: str | os.PathLike, run: dict[str, Any], *, overwrite: bool) -> Output:
+def open_output(
+    directory: str | os.PathLike, run: dict[str, Any], schema: pa.Schema, *, overwrite: bool
+) -> Output:
     """Lock ``directory`` and start a run in it, or continue the one it holds (see module).
+    ``schema`` is the input columns' (the manifest of a new run is written with the parts'
+    schema).
 
     Raises ``PipelineError`` when the directory cannot be used, holds files of other
     programs, holds another run (without ``overwrite``), or is in use by another run.
@@ -154,7 +165,7 @@ def open_output(directory: str | os.PathLike, run: dict[str, Any], *, overwrite:
         if output.resumed:
             output.done = finished_parts(directory, output.run, found.parts)
         else:
-            write_json(output.path(MANIFEST_FILE), run)
+            write_manifest(directory, output_schema(schema, run))
     except BaseException:
         output.close()
         raise
@@ -229,9 +240,9 @@ def coverage(infos: list[PartInfo], sources: list[str]) -> Coverage:
     return Coverage(rows, reached, last_seen, gaps)
 
 
-def write_json(path: str, payload: dict[str, Any]) -> None:
-    """Write ``payload`` to ``path`` atomically and durably."""
-    storage.write_bytes(path, (json.dumps(payload, indent=2, sort_keys=True) + "\n").encode())
+def write_manifest(directory: str, schema: pa.Schema) -> None:
+    """The manifest: the parts' schema, with the run record in its metadata, and no rows."""
+    write_record(storage.join(directory, MANIFEST_FILE), schema, {})
 
 
 def read_manifest(directory: str) -> dict[str, Any] | None:
@@ -239,7 +250,8 @@ def read_manifest(directory: str) -> dict[str, Any] | None:
     ``PipelineError`` when it cannot be read)."""
     path = storage.join(directory, MANIFEST_FILE)
     try:
-        run = json.loads(storage.read_bytes(path))
+        _, record = read_record(path, RUN_KEY)
+        run = json.loads(record)
         difference(run, run)  # every field a run record needs is there
         int(run["batch_rows"])
     except FileNotFoundError:
@@ -250,6 +262,11 @@ def read_manifest(directory: str) -> dict[str, Any] | None:
         ) from None
     return run
 
+
+def manifest_schema(directory: str) -> pa.Schema:
+    """The parts' schema, as the manifest has it."""
+    schema, _ = read_record(storage.join(directory, MANIFEST_FILE), RUN_KEY)
+    return schema
 
 
 def _clear(directory: str) -> None:

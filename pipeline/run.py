@@ -1,12 +1,12 @@
 """A whole run, in three steps: plan, dispatch, finish.
 
 - **plan**: find and inspect every input (headers and metadata only) and hash it, so a bad
-  input fails before anything is written; lock the output directory and either write
-  ``manifest.json`` (the run record) or continue the run it holds (``pipeline.resume``);
+  input fails before anything is written; lock the output directory and either write its
+  manifest (the run record) or continue the run it holds (``pipeline.resume``);
 - **dispatch**: stream the inputs in batches to the engine, skipping the batches whose parts
   are done, each unit writing one part; collect each part's ``Stats``;
-- **finish**: check every part of the run on disk against the manifest, write
-  ``summary.json`` last, and raise ``RunIncomplete`` for what is missing.
+- **finish**: check every part of the run on disk against the manifest, store the summary
+  last, and raise ``RunIncomplete`` for what is missing.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from pipeline.resume import (
     coverage,
     open_output,
     survey,
-    write_json,
+    write_manifest,
 )
 from pipeline.settings import RUN_SETTINGS, Settings, available_cores
 from pipeline.stats import Stats
@@ -132,7 +132,7 @@ class Plan:
 
     def finished(self) -> bool:
         """Whether the directory already holds every row of this run (decided from the
-        parts, never from an earlier summary.json)."""
+        parts, never from an earlier summary)."""
         infos = [info for info, _ in self.out.done.values()]
         return coverage(infos, [source.path for source in self.sources]).complete
 
@@ -158,7 +158,7 @@ def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
     with _compiling_note(show_compiling):
         _warm_up_solver(settings)  # loaded (or compiled) here, before the workers are forked
     run["batch_rows"] = settings.batch_size or auto_batch_rows(sources[0], settings, estimate)
-    out = open_output(output, run, overwrite=settings.overwrite)
+    out = open_output(output, run, input_schema, overwrite=settings.overwrite)
     if out.resumed:
         _warn_about_kept_settings(out.run["settings"], settings)
     return Plan(sources, out, output_schema(input_schema, out.run), settings, estimate)
@@ -274,7 +274,7 @@ def _row_estimate(sources: list[InputFile], newlines: list[int]) -> int | None:
 
 def _already_complete(out: Output) -> dict[str, Any]:
     """The summary of a run that is complete already, from its parts; nothing is solved.
-    (A run killed after its last part but before its summary gets its summary.json now.)"""
+    (A run killed after its last part but before its summary gets its summary now.)"""
     summary = summarize(out.directory)
     if storage.kind(out.path(SUMMARY_FILE)) is None:
         write_summary(out.directory, summary)
@@ -347,7 +347,7 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
         raise
     except PartMissing as missing:
         if storage.kind(out.path(MANIFEST_FILE)) is None:  # rm -rf OUT && mkdir OUT
-            write_json(out.path(MANIFEST_FILE), out.run)
+            write_manifest(out.directory, plan.schema)
             raise RunIncomplete(
                 f"the output directory {out.directory} was emptied during the run (the part of "
                 f"{missing.unit.part.describe()} went as soon as it was written); the parts written "
@@ -412,7 +412,7 @@ def _warm_up_solver(settings: Settings) -> None:
 
 
 def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> dict[str, Any]:
-    """Check the parts on disk, write summary.json, and raise ``RunIncomplete`` for rows
+    """Check the parts on disk, store the summary, and raise ``RunIncomplete`` for rows
     missing (a time limit, batches that kept failing, parts lost during the run)."""
     out = plan.out
     stats = sum((stats for _, stats in dispatched.parts.values()), Stats())
@@ -422,7 +422,7 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> dict[s
             f"solved and kept in {out.directory}; rerun the same command to continue"
         )
     if storage.kind(out.path(MANIFEST_FILE)) is None:  # the directory was emptied under the run
-        write_json(out.path(MANIFEST_FILE), out.run)
+        write_manifest(out.directory, plan.schema)
     lost = _lost_parts(out, dispatched)
     if lost:
         shown = "; ".join(info.describe() for info in lost[:3])
@@ -481,10 +481,10 @@ def _missing_message(missing: list[dict[str, Any]], directory: str) -> str:
     shown = "; ".join(
         f"rows {m['first_row']}-{m['last_row']} of {m['source']}: {m['reason']}" for m in missing[:3]
     )
-    more = f"; and {len(missing) - 3} more batches (see summary.json)" if len(missing) > 3 else ""
+    more = f"; and {len(missing) - 3} more batches (see the summary)" if len(missing) > 3 else ""
     rows = sum(m["rows"] for m in missing)
     return (
         f"{rows:,} rows are missing from {directory}, in {len(missing)} batch(es) that kept "
-        f"failing ({shown}{more}); every other row is written, with summary.json; rerun the "
+        f"failing ({shown}{more}); every other row is written, with the summary; rerun the "
         "same command to retry the missing rows (with fewer --workers if memory ran out)"
     )

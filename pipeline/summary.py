@@ -1,9 +1,12 @@
-"""The summary of a run: ``summary.json``, its readable table, and ``summarize``.
+"""The summary of a run: the JSON record SPEC section 4 calls ``summary.json``, its readable
+table, and ``summarize``.
 
 A summary is built from ``Stats`` (``pipeline.stats``) added up over the parts, with the run
-record of the manifest (settings, versions, inputs). ``summarize`` rebuilds it from the
-output directory alone, and says from the manifest and the parts (never from an earlier
-``summary.json``) whether the run is complete.
+record of the manifest (settings, versions, inputs). It is stored in the output directory as
+``_summary.parquet`` (no rows; the JSON in its metadata), so that every file there is Parquet
+and the directory reads as one dataset; ``read_summary`` returns it. ``summarize`` rebuilds it
+from the output directory alone, and says from the manifest and the parts (never from an
+earlier summary) whether the run is complete.
 """
 
 from __future__ import annotations
@@ -15,8 +18,15 @@ from typing import Any
 
 from pipeline import storage
 from pipeline.errors import PipelineError
-from pipeline.part import read_columns
-from pipeline.resume import SUMMARY_FILE, belongs_to, coverage, read_manifest, survey
+from pipeline.part import SUMMARY_KEY, read_columns, read_record, write_record
+from pipeline.resume import (
+    SUMMARY_FILE,
+    belongs_to,
+    coverage,
+    manifest_schema,
+    read_manifest,
+    survey,
+)
 from pipeline.stats import LADDER, STATS_COLUMNS, Stats
 from solver.vocabulary import STATUSES
 
@@ -89,10 +99,28 @@ def percentile(histogram: dict[int, int], p: float) -> int | None:
 
 
 def write_summary(directory: str | os.PathLike, summary: dict[str, Any]) -> str:
-    """Write ``summary.json`` into ``directory`` atomically; return its location."""
-    path = storage.join(storage.location(directory), SUMMARY_FILE)
-    storage.write_bytes(path, (json.dumps(summary, indent=2) + "\n").encode())
+    """Store ``summary`` in ``directory`` (``_summary.parquet``) atomically; its location."""
+    directory = storage.location(directory)
+    path = storage.join(directory, SUMMARY_FILE)
+    record = json.dumps(summary, indent=2).encode()
+    write_record(path, manifest_schema(directory), {SUMMARY_KEY: record})
     return path
+
+
+def read_summary(directory: str | os.PathLike) -> dict[str, Any]:
+    """The summary the last run or ``summarize --write`` stored in ``directory``.
+
+    >>> read_summary("output")["rows"]  # doctest: +SKIP
+    {'in': 199, 'out': 199}
+    """
+    directory = storage.location(directory)
+    summary = _previous_summary(directory)
+    if summary is None:
+        raise PipelineError(
+            f"{directory} holds no summary (a run that stopped before its end, or not a run); "
+            "`sudoku-pipeline summarize` computes one from the parts"
+        )
+    return summary
 
 
 def summarize(directory: str | os.PathLike) -> dict[str, Any]:
@@ -100,8 +128,8 @@ def summarize(directory: str | os.PathLike) -> dict[str, Any]:
 
     Whether the run is complete is decided from the parts (``resume.coverage``): an input
     whose parts do not reach its last row, or leave a gap, is listed in ``missing_rows``.
-    Times are not in the Parquet files (but ``solve_us``): the wall and worker seconds are
-    taken from an existing summary.json when there is one, else left null and 0.
+    Times are not in the parts (but ``solve_us``): the wall and worker seconds are taken from
+    the summary stored by the run when there is one, else left null and 0.
     """
     directory = storage.location(directory)
     if storage.kind(directory) != "directory":
@@ -110,7 +138,8 @@ def summarize(directory: str | os.PathLike) -> dict[str, Any]:
     found = survey(directory)
     if run is None:
         raise PipelineError(
-            f"{directory} holds no run (no manifest.json); run `sudoku-pipeline solve-dataset` first"
+            f"{directory} holds no run (no _manifest.parquet); run `sudoku-pipeline solve-dataset` "
+            "first"
         )
     if found.foreign:
         raise PipelineError(
@@ -123,7 +152,7 @@ def summarize(directory: str | os.PathLike) -> dict[str, Any]:
         path = storage.join(directory, footer.info.name)
         if not belongs_to(footer, run) or footer.info.key != key:
             raise PipelineError(
-                f"{path} belongs to another run than {directory}/manifest.json; keep one run per "
+                f"{path} belongs to another run than its manifest; keep one run per "
                 "output directory (rerun solve-dataset with --overwrite)"
             )
         stats += Stats.of_table(read_columns(path, list(STATS_COLUMNS)))
@@ -173,7 +202,8 @@ def missing_rows(
 
 def _previous_summary(directory: str) -> dict[str, Any] | None:
     try:
-        return json.loads(storage.read_bytes(storage.join(directory, SUMMARY_FILE)))
+        _, record = read_record(storage.join(directory, SUMMARY_FILE), SUMMARY_KEY)
+        return json.loads(record) if record else None
     except (OSError, ValueError, PipelineError):
         return None
 
@@ -248,7 +278,7 @@ def _missing_text(missing: list[dict[str, Any]]) -> str:
     said = []
     if ranges:
         said.append(f"{sum(m['rows'] for m in ranges):,} rows in {len(ranges)} batch(es) "
-                    "(listed in summary.json, with the reason)")
+                    "(listed in the summary, with the reason)")
     if unread:
         starts = ", ".join(f"{m['first_row']:,} of {m['source']}" for m in unread[:3])
         said.append(f"the rest of {len(unread)} input(s), from row {starts}")

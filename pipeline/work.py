@@ -20,8 +20,14 @@ import pyarrow.compute as pc
 
 from pipeline.part import PartInfo, write_part
 from pipeline.stats import Stats
+from solver.vocabulary import BLANKS
 
 MISSING_PUZZLE = "missing puzzle (null)"
+# A puzzle's bytes as the ``grid`` column writes them: digits as they are, every blank
+# convention as ".", so that one column holds every input's puzzles alike.
+NORMAL_BYTE = np.zeros(256, np.uint8)
+NORMAL_BYTE[np.frombuffer(b"123456789", np.uint8)] = np.frombuffer(b"123456789", np.uint8)
+NORMAL_BYTE[np.frombuffer(BLANKS.encode(), np.uint8)] = ord(".")
 
 
 @dataclass(frozen=True)
@@ -58,14 +64,39 @@ def to_ipc(table: pa.Table) -> bytes:
 
 def solve_part(unit: Unit) -> Stats:
     """Solve one batch, write it as one Parquet part (atomically), return its stats."""
-    import solver
-
     started = time.perf_counter()
     table = pa.ipc.open_stream(unit.batch).read_all()
-    puzzles = text_array(table.column(unit.puzzle_column))
+    output = solve_table(table, schema=unit.schema, puzzle_column=unit.puzzle_column,
+                         solution_column=unit.solution_column, options=unit.options,
+                         source=unit.part.source, first_row=unit.part.first_row)
+    write_part(
+        output,
+        unit.part,
+        unit.path,
+        compression=unit.compression,
+        plain_columns=[unit.puzzle_column, unit.solution_column, "grid", "first_solution"],
+    )
+    return Stats.of_table(output).with_worker_seconds(time.perf_counter() - started)
+
+
+def solve_table(
+    table: pa.Table,
+    *,
+    schema: pa.Schema,
+    puzzle_column: str,
+    solution_column: str | None,
+    options: dict[str, Any],
+    source: str,
+    first_row: int,
+) -> pa.Table:
+    """The rows of ``table`` with the result columns, as ``schema`` (the output schema) has
+    them: rows ``first_row``, ``first_row + 1``, ... of ``source``."""
+    import solver
+
+    puzzles = text_array(table.column(puzzle_column))
     grid, fits = ascii_grid(puzzles)
     errors = None if fits.all() else _misfit_errors(puzzles, grid, fits, solver.parse_error)
-    result = solver.solve_ascii(grid, errors=errors, **unit.options)
+    result = solver.solve_ascii(grid, errors=errors, **options)
     status = np.asarray(result.status)
     valid = np.asarray(result.valid, dtype=bool)
     has_solution = np.asarray(result.has_solution, dtype=bool) & valid
@@ -73,6 +104,7 @@ def solve_part(unit: Unit) -> Stats:
     null = None if valid.all() else ~valid
 
     columns = {
+        "grid": digits_array(NORMAL_BYTE[grid], valid),
         "status": pa.DictionaryArray.from_arrays(
             pa.array(status.astype(np.int8)), pa.array(solver.STATUSES, pa.string())
         ).dictionary_decode(),
@@ -85,28 +117,21 @@ def solve_part(unit: Unit) -> Stats:
         "search_depth": pa.array(result.search_depth, pa.int32(), mask=null),
         "search_nodes": pa.array(result.search_nodes, pa.int64(), mask=null),
         "first_solution": digits_array(solution_grid, has_solution),
-        "solution_matches": _solution_matches(table, unit, solution_grid, has_solution, valid),
+        "solution_matches": _solution_matches(table, solution_column, solution_grid,
+                                              has_solution, valid),
         "solve_us": pa.array(result.solve_us, pa.float64()),
-        "source": pa.repeat(pa.scalar(unit.part.source, pa.string()), table.num_rows),
-        "row": pa.array(np.arange(table.num_rows, dtype=np.int64) + unit.part.first_row),
+        "source": pa.repeat(pa.scalar(source, pa.string()), table.num_rows),
+        "row": pa.array(np.arange(table.num_rows, dtype=np.int64) + first_row),
     }
     arrays = []
-    for field in unit.schema:
+    for field in schema:
         if field.name in columns:
             arrays.append(columns[field.name])
         elif field.name in table.column_names:
             arrays.append(table.column(field.name))
         else:  # a column that only other input files have
             arrays.append(pa.nulls(table.num_rows, field.type))
-    output = pa.Table.from_arrays(arrays, schema=unit.schema)
-    write_part(
-        output,
-        unit.part,
-        unit.path,
-        compression=unit.compression,
-        plain_columns=[unit.puzzle_column, unit.solution_column, "first_solution"],
-    )
-    return Stats.of_table(output).with_worker_seconds(time.perf_counter() - started)
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def text_array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -180,7 +205,7 @@ def digits_array(grid: np.ndarray, present: np.ndarray) -> pa.Array:
 
 def _solution_matches(
     table: pa.Table,
-    unit: Unit,
+    solution_column: str | None,
     solution_grid: np.ndarray,
     has_solution: np.ndarray,
     valid: np.ndarray,
@@ -191,9 +216,9 @@ def _solution_matches(
     or the puzzle is invalid; false when no solution was found.
     """
     n = table.num_rows
-    if unit.solution_column is None:
+    if solution_column is None:
         return pa.nulls(n, pa.bool_())
-    published = text_array(table.column(unit.solution_column))
+    published = text_array(table.column(solution_column))
     published_grid, fits = ascii_grid(published)
     # A solution found is 81 digits, so a published one with any blank (whatever its
     # convention) cannot equal it: comparing the raw bytes ignores blank conventions.

@@ -4,7 +4,6 @@ comparison of an output directory with an uninterrupted run's."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
@@ -13,6 +12,8 @@ from pathlib import Path
 import psutil
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+from pipeline.summary import read_summary
 
 BIN = Path(sys.executable).parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -113,8 +114,8 @@ def rows(out: Path) -> pa.Table:
 
 
 def summary(out: Path) -> dict:
-    """summary.json without what depends on time, or on where the output is."""
-    found = json.loads((out / "summary.json").read_text())
+    """The stored summary without what depends on time, or on where the output is."""
+    found = read_summary(out)
     for key in TIMING:
         found.pop(key, None)
     found["output"].pop("directory")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import json
 import os
 import subprocess
 import sys
@@ -12,6 +11,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+
+from pipeline.summary import read_summary
 
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 BIN = Path(sys.executable).parent
@@ -31,7 +32,7 @@ def test_solve_dataset_prints_the_summary(cli, tmp_path, sample_csv):
     assert "199 rows in, 199 rows out" in result.stdout
     for word in ("invalid", "contradictory", "unsolvable", "unique", "multiple", "p50", "wall"):
         assert word in result.stdout
-    summary = json.loads((out / "summary.json").read_text())
+    summary = read_summary(out)
     assert summary["rows"] == {"in": 199, "out": 199} and summary["workers"] == 2
     assert result.stderr == ""  # no progress bar when stderr is not a terminal
 
@@ -56,7 +57,7 @@ def test_config_file_and_overrides(cli, tmp_path, euler_txt):
     )
     assert result.exit_code == 0, result.stderr
     assert result.stdout == ""  # --quiet: no summary table either
-    settings = json.loads((out / "summary.json").read_text())["settings"]
+    settings = read_summary(out)["settings"]
     assert (settings["rules"], settings["max_nodes"], settings["batch_size"]) == ("singles", 77, 3)
     assert len(list(out.glob("part-*.parquet"))) == 3
 
@@ -87,7 +88,7 @@ def bad_inputs(tmp: Path) -> dict[str, tuple[list, str]]:
     pq.write_table(pa.table({"puzzle": [1]}), tmp / "numbers.parquet")
     (tmp / "ok.txt").write_text(EASY + "\n")
     (tmp / "taken").mkdir()
-    (tmp / "taken" / "summary.json").write_text("{}")
+    (tmp / "taken" / "_summary.parquet").write_bytes(b"PAR1 a summary without its run")
     (tmp / "bad.toml").write_text("wokers = 2\n")
     ok = tmp / "ok.txt"
     return {

@@ -20,6 +20,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline.resume import SUMMARY_FILE
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from solver import STATUSES
@@ -140,7 +141,7 @@ def test_a_stopped_run_resumes_on_dask_as_it_would_locally(tmp_path, read_output
     parts = sorted(stopped.glob("part-*.parquet"))
     for part in parts[::3]:
         part.unlink()
-    (stopped / "summary.json").unlink()
+    (stopped / SUMMARY_FILE).unlink()
     resumed = run([SAMPLE], stopped, batch_size=20, engine="dask", scheduler=cluster.scheduler_address)
     assert read_output(stopped, timing=False).equals(read_output(tmp_path / "local", timing=False))
     kept = sum(pq.read_metadata(part).num_rows for part in parts[1::3] + parts[2::3])

@@ -9,7 +9,6 @@ import base64
 import csv
 import ctypes
 import faulthandler
-import json
 import os
 import random
 import resource
@@ -24,10 +23,11 @@ import pytest
 
 from pipeline.engines.local import LocalEngine
 from pipeline.errors import RunIncomplete
+from pipeline.resume import SUMMARY_FILE
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.stats import Stats
-from pipeline.summary import format_summary, summarize
+from pipeline.summary import format_summary, read_summary, summarize
 from pipeline.work import Unit, solve_part
 from tests import runs
 from tests.units import make_units
@@ -51,7 +51,7 @@ def test_a_worker_killed_mid_run_changes_nothing(slow, tmp_path):
 
 def test_the_node_budget_is_counted_in_the_summary(slow):
     _, reference = slow
-    summary = json.loads((reference / "summary.json").read_text())
+    summary = read_summary(reference)
     statuses = runs.rows(reference).column("status").to_pylist()
     assert summary["status"]["budget_exceeded"] == statuses.count("budget_exceeded") == 168
     assert summary["search_nodes"]["max"] == 60_000  # the budget, reached exactly
@@ -103,12 +103,12 @@ def test_a_batch_that_keeps_failing_is_reported_and_a_rerun_solves_it(
     assert str(stopped.value) == (
         f"2 rows are missing from {out}, in 1 batch(es) that kept failing (rows "
         f"{first}-{last} of {euler_txt}: {reason} (3 attempts)); every other row is written, "
-        "with summary.json; rerun the same command to retry the missing rows (with fewer "
+        "with the summary; rerun the same command to retry the missing rows (with fewer "
         "--workers if memory ran out)"
     )
     table = format_summary(stopped.value.summary)
     assert "7 rows out" in table and "MISSING       2 rows in 1 batch(es)" in table
-    summary = json.loads((out / "summary.json").read_text())
+    summary = read_summary(out)
     assert summary["rows"] == {"in": 9, "out": 7} and not summary["complete"]
     assert summary["missing_rows"] == [
         {
@@ -227,7 +227,7 @@ def test_a_read_only_output_is_a_clean_error_and_the_rerun_continues(notes, smal
     out = disk / "out"
     args = runs.command(path, out, *NOTES_OPTIONS)
     assert runs.run(args).returncode == 0
-    for name in ("part-00000-000001.parquet", "part-00000-000004.parquet", "summary.json"):
+    for name in ("part-00000-000001.parquet", "part-00000-000004.parquet", SUMMARY_FILE):
         (out / name).unlink()  # as a run stopped part-way leaves it
     remount("ro")
     refused = runs.run(args)
@@ -241,7 +241,7 @@ def test_a_read_only_output_is_a_clean_error_and_the_rerun_continues(notes, smal
 
     remount("rw")
     runs.assert_rerun_completes(args, out, reference)
-    assert json.loads((out / "summary.json").read_text())["resumed_rows"] == 40
+    assert read_summary(out)["resumed_rows"] == 40
 
 
 def test_a_unit_sent_to_a_pool_that_just_broke_takes_the_way_back(tmp_path):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import decimal
 import gzip
-import json
 import re
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import solver
 from pipeline.errors import PipelineError
 from pipeline.part import RESULT_COLUMNS, PartInfo, output_schema
 from pipeline.read import inspect_input, read_batches
+from pipeline.summary import read_summary
 from pipeline.work import Unit, solve_part, to_ipc
 
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
@@ -187,7 +187,7 @@ def statuses(cli, tmp_path, path: Path, *options: str) -> list[tuple[str, str | 
     result, out = run_cli(cli, tmp_path, path, *options)
     assert result.exit_code == 0, result.stderr
     table = pq.read_table(sorted(out.glob("part-*.parquet")))
-    summary = json.loads((out / "summary.json").read_text())
+    summary = read_summary(out)
     assert summary["rows"]["in"] == summary["rows"]["out"] == table.num_rows
     return list(zip(table.column("status").to_pylist(), table.column("error").to_pylist(), strict=True))
 

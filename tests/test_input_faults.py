@@ -6,7 +6,6 @@ traceback, never a false "rerun to retry", never fewer rows than the input holds
 from __future__ import annotations
 
 import gzip
-import json
 import logging
 import os
 import random
@@ -22,8 +21,10 @@ import solver
 from pipeline import read
 from pipeline.engines.local import LocalEngine
 from pipeline.errors import PipelineError
+from pipeline.resume import SUMMARY_FILE
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
+from pipeline.summary import read_summary
 from pipeline.work import solve_part
 
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
@@ -190,7 +191,7 @@ def test_a_run_whose_input_is_cut_short_stops_with_input_changed(tmp_path, small
         solve_dataset([path], out, load_settings(workers=1, batch_size=50), engine=engine,
                       progress=False)
     assert_input_changed(caught.value, path, "bytes")
-    assert not (out / "summary.json").exists()
+    assert not (out / SUMMARY_FILE).exists()
 
 
 # --- column layouts no output can hold, found when inputs are inspected (point 8) ---------
@@ -275,7 +276,7 @@ def test_a_polars_categorical_puzzle_column_is_read_as_text(cli, tmp_path):
     assert table.column("solution").to_pylist() == [solution, None, None]
     assert table.column("status").to_pylist() == ["unique", "unique", "invalid"]
     assert table.column("solution_matches").to_pylist() == [True, None, None]
-    summary = json.loads((out / "summary.json").read_text())
+    summary = read_summary(out)
     assert summary["rows"] == {"in": 3, "out": 3}
 
 
@@ -329,7 +330,7 @@ def test_a_directory_with_bad_links_runs_through_the_command(cli, tmp_path, kagg
     assert result.exit_code == 0, result.stderr
     assert "loop (a symbolic link loop)" in result.stderr
     assert "gone.csv (a dangling symbolic link)" in result.stderr
-    assert json.loads((out / "summary.json").read_text())["rows"] == {"in": 21, "out": 21}
+    assert read_summary(out)["rows"] == {"in": 21, "out": 21}
 
 
 # --- over-long CSV fields (point 4 of the CSV side) ------------------------------------------

@@ -7,7 +7,6 @@ test_dask.py."""
 
 from __future__ import annotations
 
-import json
 import logging
 import shutil
 import subprocess
@@ -19,8 +18,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.engines.local import LocalEngine
+from pipeline.resume import SUMMARY_FILE, read_manifest
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
+from pipeline.summary import read_summary
 from tests import runs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,7 +29,7 @@ SEVENTEEN = Path(__file__).resolve().parent / "data" / "solver" / "sudoku17_samp
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 
 
-# --- 1. completeness comes from the manifest and the parts, never from summary.json ----------
+# --- 1. completeness comes from the manifest and the parts, never from the summary --------------
 
 
 def test_summarize_write_of_a_stopped_run_says_it_is_incomplete_and_the_run_still_finishes(
@@ -46,7 +47,7 @@ def test_summarize_write_of_a_stopped_run_says_it_is_incomplete_and_the_run_stil
     assert written.exit_code == 3
     assert f"{6 * solved:,} rows are solved" in written.stderr
     assert "the rest of 1 input(s), from row" in written.stderr
-    summary = json.loads((out / "summary.json").read_text())
+    summary = read_summary(out)
     assert summary["complete"] is False and summary["rows"]["in"] is None
 
     again = runs.run(args)  # before the fix: exit 0, nothing solved, 80% of the rows dropped
@@ -57,7 +58,7 @@ def test_summarize_write_of_a_stopped_run_says_it_is_incomplete_and_the_run_stil
     runs.assert_same_run(out, reference)
 
 
-# --- 2. before summary.json is written, every part is looked at on disk -----------------------
+# --- 2. before the summary is stored, every part is looked at on disk -----------------------
 
 
 @pytest.mark.parametrize("damage", ["delete a part", "empty the directory"])
@@ -82,7 +83,7 @@ def test_parts_lost_during_a_run_end_it_with_exit_3_and_the_same_command_repairs
     else:  # seen when the next part is read back, or when every part is checked at the end
         assert ("was emptied during the run" in stderr
                 or "part(s) of this run are no longer in" in stderr), stderr
-    assert not (out / "summary.json").exists()
+    assert not (out / SUMMARY_FILE).exists()
 
     runs.assert_rerun_completes(args, out, reference)
 
@@ -115,7 +116,7 @@ def test_the_automatic_batch_size_keeps_every_worker_busy_and_resumes_with_it(tm
     out = tmp_path / "out"
     settings = load_settings(workers=2, rules="singles")
     first = solve_dataset([SEVENTEEN], out, settings, progress=False)
-    manifest = json.loads((out / "manifest.json").read_text())
+    manifest = read_manifest(str(out))
     assert manifest["settings"]["batch_size"] == 0
     parts = runs.parts(out)
     assert len(parts) >= 4 * 2 and first["output"]["parts"] == len(parts)
@@ -124,7 +125,7 @@ def test_the_automatic_batch_size_keeps_every_worker_busy_and_resumes_with_it(tm
     again = solve_dataset([SEVENTEEN], out, load_settings(workers=1, rules="singles"),
                           progress=False)
     assert again["resumed_rows"] == 500 - manifest["batch_rows"]
-    assert json.loads((out / "manifest.json").read_text())["batch_rows"] == manifest["batch_rows"]
+    assert read_manifest(str(out))["batch_rows"] == manifest["batch_rows"]
 
 
 # --- 8. smaller ones ------------------------------------------------------------------------

@@ -16,10 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.errors import PipelineError
-from pipeline.resume import MANIFEST_FILE
+from pipeline.resume import MANIFEST_FILE, SUMMARY_FILE, read_manifest
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
-from pipeline.summary import summarize
+from pipeline.summary import read_summary, summarize
 
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 # Valid, duplicated, invalid (short, empty, bad character), contradictory, multiple solutions.
@@ -153,13 +153,13 @@ def test_parquet_metadata_names_version_settings_and_inputs(sample_run):
         assert [entry["sha256"] for entry in run["inputs"]] == [
             hashlib.sha256(open(entry["path"], "rb").read()).hexdigest() for entry in run["inputs"]
         ]
-    manifest = json.loads((out / MANIFEST_FILE).read_text())
+    manifest = read_manifest(str(out))
     assert manifest["inputs"] == run["inputs"]
 
 
 def test_summary_counts_the_rows(sample_run):
     out, summary = sample_run
-    assert json.loads((out / "summary.json").read_text()) == summary
+    assert read_summary(out) == summary
     frame = pl.read_parquet(out / "*.parquet")
     counts = dict(frame.group_by("status").len().iter_rows())
     assert summary["status"] == {name: counts.get(name, 0) for name in summary["status"]}
@@ -231,9 +231,7 @@ def test_a_run_leaves_only_parts_manifest_and_summary(tmp_path):
     path = write_input(tmp_path, "csv", PUZZLES)
     solve_dataset([path], tmp_path / "out", load_settings(workers=2, batch_size=2), progress=False)
     names = sorted(p.name for p in (tmp_path / "out").iterdir())
-    assert names == [MANIFEST_FILE] + [f"part-00000-{i:06d}.parquet" for i in range(5)] + [
-        "summary.json"
-    ]
+    assert names == [MANIFEST_FILE, SUMMARY_FILE] + [f"part-00000-{i:06d}.parquet" for i in range(5)]
 
 
 def test_csv_written_by_the_csv_module_round_trips(tmp_path, read_output):

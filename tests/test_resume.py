@@ -4,7 +4,6 @@ run's in every column but solve_us. Real processes, real signals."""
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
@@ -13,9 +12,10 @@ import psutil
 import pytest
 
 from pipeline.errors import PipelineError, RunIncomplete
-from pipeline.resume import LOCK_FILE, MANIFEST_FILE
+from pipeline.resume import LOCK_FILE, MANIFEST_FILE, SUMMARY_FILE
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
+from pipeline.summary import read_summary
 from tests import runs
 
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
@@ -33,10 +33,10 @@ def test_kill_9_of_the_run_then_the_same_command_continues_it(slow, tmp_path):
     assert runs.all_dead(workers)  # they died with their parent: nobody writes into `out` now
     kept = len(runs.parts(out))
     assert 8 <= kept < runs.SLOW_PARTS
-    assert not (out / "summary.json").exists()
+    assert not (out / SUMMARY_FILE).exists()
 
     runs.assert_rerun_completes(args, out, reference)
-    summary = json.loads((out / "summary.json").read_text())
+    summary = read_summary(out)
     assert summary["resumed_rows"] == 6 * kept  # the kept parts were not solved again
 
 
@@ -82,7 +82,7 @@ def test_a_time_limit_stops_the_run_and_the_same_command_continues_it(slow, tmp_
         assert done.returncode == 3, done.stderr
         assert done.stderr.startswith("error: time limit of 1.2 s reached; ")
         assert done.stderr.endswith(f"kept in {out}; rerun the same command to continue\n")
-        assert not (out / "summary.json").exists()
+        assert not (out / SUMMARY_FILE).exists()
     assert len(sessions) >= 2 and sessions[-1] == (0, runs.SLOW_PARTS), sessions
     assert [count for _, count in sessions] == sorted(count for _, count in sessions)
     runs.assert_same_run(out, reference)
@@ -107,7 +107,7 @@ def test_lost_and_half_written_parts_are_redone(tmp_path, euler_txt, read_output
     # What a machine lost mid-run leaves: parts missing, a temporary file, no summary.
     (out / "part-00000-000001.parquet").unlink()
     (out / "part-00000-000003.parquet").rename(out / ".part-00000-000003.parquet.999.tmp")
-    (out / "summary.json").unlink()
+    (out / SUMMARY_FILE).unlink()
     summary = solve_dataset([euler_txt], out, settings, progress=False)
     assert summary["resumed_rows"] == 5  # parts 0, 2 and 4 (2, 2 and 1 rows) were kept
     assert read_output(out, timing=False).equals(read_output(reference, timing=False))
@@ -164,8 +164,8 @@ def test_changed_or_other_inputs_are_refused(tmp_path):
 def test_an_unreadable_manifest_is_refused(tmp_path, euler_txt):
     out = tmp_path / "out"
     solve_dataset([euler_txt], out, load_settings(workers=1), progress=False)
-    (out / MANIFEST_FILE).write_text('{"version": ')  # e.g. a disk that lost its last write
-    with pytest.raises(PipelineError, match="manifest.json cannot be read; add --overwrite"):
+    (out / MANIFEST_FILE).write_bytes(b"PAR1 not")  # e.g. a disk that lost its last write
+    with pytest.raises(PipelineError, match="_manifest.parquet cannot be read; add --overwrite"):
         solve_dataset([euler_txt], out, load_settings(workers=1), progress=False)
     solve_dataset([euler_txt], out, load_settings(workers=1, overwrite=True), progress=False)
 
@@ -173,9 +173,10 @@ def test_an_unreadable_manifest_is_refused(tmp_path, euler_txt):
 HOLD_THE_LOCK = """
 import sys, time
 from pathlib import Path
+import pyarrow as pa
 from pipeline.resume import open_output
 run = {"version": "0", "code": "", "settings": {}, "inputs": [], "batch_rows": 1}
-output = open_output(Path(sys.argv[1]), run, overwrite=False)
+output = open_output(Path(sys.argv[1]), run, pa.schema([("puzzle", pa.string())]), overwrite=False)
 print("locked", flush=True)
 sys.stdin.read()  # until the test closes it
 output.close()

@@ -32,9 +32,10 @@ import s3fs
 
 from pipeline import storage
 from pipeline.errors import PipelineError
+from pipeline.resume import SUMMARY_FILE
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
-from pipeline.summary import summarize
+from pipeline.summary import read_summary, summarize
 from tests import runs
 from tools.local_s3 import local_s3
 
@@ -141,10 +142,10 @@ def test_a_run_from_s3_to_s3_equals_the_local_run(tmp_path, s3, bucket, local_in
     assert runs.rows(output).column("source")[0].as_py() == f"{inputs}/a_kaggle.csv"
     # Only the program's files: no lock object is left, and nothing temporary was written.
     assert sorted(p.name for p in output.iterdir() if not p.name.startswith("part-")) == [
-        "manifest.json",
-        "summary.json",
+        "_manifest.parquet",
+        "_summary.parquet",
     ]
-    assert json.loads((output / "summary.json").read_text()) == on_s3
+    assert read_summary(output) == on_s3
     assert numbers(summarize(f"s3://{bucket}/runs/one")) == numbers(on_s3)
     # Analytics read the output where it is: polars finds the endpoint in the same variables.
     counts = pl.scan_parquet(f"s3://{bucket}/runs/one/part-*.parquet").group_by("status").len()
@@ -173,7 +174,7 @@ def test_a_killed_run_on_s3_continues_where_it_stopped(tmp_path, s3, bucket):
 
     again = runs.run(args)  # takes over the lock of the dead run on this host
     assert again.returncode == 0, again.stderr
-    summary = json.loads(s3.cat_file(f"{bucket}/slow/summary.json"))
+    summary = read_summary(url)
     assert summary["resumed_rows"] >= parts_at_kill * 6 - 6
     runs.assert_same_run(download(s3, url, tmp_path / "s3"), reference)
 
@@ -233,7 +234,7 @@ def test_other_urls(tmp_path, euler_txt, cli, monkeypatch):
     out = tmp_path / "out"
     result = cli("solve-dataset", euler_txt.as_uri(), "-o", out.as_uri(), "--quiet")
     assert result.exit_code == 0, result.output
-    assert (out / "summary.json").is_file()
+    assert (out / SUMMARY_FILE).is_file()
     assert storage.location(out.as_uri()) == str(out)
 
     result = cli("solve-dataset", euler_txt, "-o", "memory://out", "--quiet")

@@ -37,7 +37,7 @@ COMMAND = Path(sys.executable).parent / "sudoku-pipeline"
 def run_pipeline(inputs: list[Path | str], output: Path | str, *options: str) -> tuple[float, dict]:
     """Run the command as a user would; its wall time (process start to exit) and summary.
     Inputs and output may be URLs (``s3://...``)."""
-    from pipeline import storage
+    from pipeline.summary import read_summary
 
     started = time.perf_counter()
     subprocess.run(
@@ -54,7 +54,7 @@ def run_pipeline(inputs: list[Path | str], output: Path | str, *options: str) ->
         check=True,
     )
     wall = time.perf_counter() - started
-    return wall, json.loads(storage.read_bytes(storage.join(str(output), "summary.json")))
+    return wall, read_summary(str(output))
 
 
 def pure_solve_seconds(path: Path) -> float:

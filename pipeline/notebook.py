@@ -1,0 +1,84 @@
+"""The pipeline from a notebook: solve a data frame in memory, read a run back.
+
+- ``solve_frame(frame, **settings)``: a polars DataFrame or an Arrow table in; the same rows
+  with the result columns of the Parquet output out (a null puzzle is an ``invalid`` row);
+- ``read_run(directory)``: a run's rows as a polars LazyFrame, in input order;
+- ``read_summary(directory)``: the summary the run stored.
+
+>>> import polars as pl, pipeline
+>>> frame = pl.DataFrame({"puzzle": ["." * 81, None]})
+>>> pipeline.solve_frame(frame, max_solutions=3).select("status", "n_solutions").rows()
+[('multiple', 3), ('invalid', None)]
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pyarrow as pa
+
+from pipeline import storage
+from pipeline.errors import PipelineError
+from pipeline.part import RESULT_COLUMNS, output_schema
+from pipeline.provenance import run_record
+from pipeline.read import column_layout, conform
+from pipeline.resume import read_manifest, survey
+from pipeline.settings import load_settings
+from pipeline.summary import read_summary
+from pipeline.work import solve_table
+
+__all__ = ["read_run", "read_summary", "solve_frame"]
+CHUNK_ROWS = 50_000  # solved at a time, so that the solver's arrays stay small
+
+
+def solve_frame(frame: Any, *, source: str = "frame", **settings: Any) -> Any:
+    """``frame`` (a polars DataFrame or a pyarrow Table) with the result columns of a run's
+    Parquet output appended: ``grid``, ``status``, ``error``, ... ``source`` (``source``) and
+    ``row`` (0, 1, ...). ``settings`` are those of ``solve-dataset`` that decide the rows
+    (``column``, ``max_solutions``, ``rules``, ...). Returns the type it was given.
+
+    The puzzle column is found as in a file (``puzzle``, ``quizzes``, ..., or ``column=``);
+    input columns named like result columns come back as ``input_<name>``. Solved in this
+    process, on one core.
+    """
+    chosen = load_settings(**settings)
+    polars = _is_polars(frame)
+    table = frame.to_arrow() if polars else frame
+    if not isinstance(table, pa.Table):
+        raise TypeError(f"solve_frame takes a polars DataFrame or a pyarrow Table, not {type(frame)}")
+    layout = column_layout("the frame", table.schema, column=chosen.column,
+                           solution_column=chosen.solution_column, reserved=RESULT_COLUMNS)
+    table = conform(table, layout)
+    schema = output_schema(layout.schema, run_record(chosen, []))
+    pieces = [
+        solve_table(table.slice(start, CHUNK_ROWS), schema=schema, puzzle_column=layout.puzzle,
+                    solution_column=layout.solution, options=chosen.solver_options(),
+                    source=source, first_row=start)
+        for start in range(0, max(table.num_rows, 1), CHUNK_ROWS)
+    ]
+    solved = pa.concat_tables(pieces).replace_schema_metadata(None)
+    if polars:
+        import polars as pl
+
+        return pl.from_arrow(solved)
+    return solved
+
+
+def read_run(directory: str | os.PathLike):
+    """The rows of the run in ``directory`` as a polars LazyFrame, in input order (its parts
+    sorted by name). A run that is not complete gives the rows it has."""
+    import polars as pl
+
+    directory = storage.location(directory)
+    if read_manifest(directory) is None:
+        raise PipelineError(f"{directory} holds no run; run `sudoku-pipeline solve-dataset` first")
+    parts = [storage.join(directory, footer.info.name)
+             for _, footer in sorted(survey(directory).parts.items())]
+    if not parts:
+        raise PipelineError(f"{directory} holds no part yet")
+    return pl.scan_parquet(parts)
+
+
+def _is_polars(frame: Any) -> bool:
+    return type(frame).__module__.startswith("polars")
