@@ -72,8 +72,9 @@ def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
 
 # --- options generated from the settings' declarations -------------------------------------
 
-OPTION_TYPES = {"count": int, "seconds": float, "choice": str, "text": str, "flag": bool}
-# The settings of ``solve`` (one puzzle): those the solver takes.
+OPTION_TYPES = {"count": int, "seconds": float, "choice": str, "text": str, "flag": bool,
+                "names": str}
+# The settings of ``solve`` (puzzles on the command line): those the solver takes.
 SOLVE_SETTINGS = SOLVER_OPTIONS
 
 
@@ -82,7 +83,9 @@ def setting_option(name: str, *, default: Any = None) -> inspect.Parameter:
     declared = DECLARED[name]
     flag = "--" + name.replace("_", "-")
     help = declared.help
-    if declared.choices:
+    if declared.kind == "names":
+        help += f" Of: {', '.join(declared.choices)}."
+    elif declared.choices:
         help += f" One of: {', '.join(declared.choices)}."
     if declared.zero:
         help += f" 0 means {declared.zero}."
@@ -111,7 +114,7 @@ def with_settings(names: tuple[str, ...], defaults: dict[str, Any] | None = None
 
 
 @app.command("solve")
-@with_settings(SOLVE_SETTINGS, defaults={name: getattr(Settings(), name) for name in SOLVE_SETTINGS})
+@with_settings(SOLVE_SETTINGS, defaults=Settings().as_options(SOLVE_SETTINGS))
 def solve_command(
     puzzles: Annotated[
         list[str] | None,

@@ -44,6 +44,10 @@ RESULT_FIELDS = (
     pa.field("search_nodes", pa.int64()),
     pa.field("first_solution", pa.string()),
     pa.field("solution_matches", pa.bool_()),
+    pa.field("grade", pa.string()),  # SPEC 5.1, always computed
+    pa.field("rating", pa.float64()),  # SPEC 5.2, with --measures rating
+    pa.field("backdoor_size", pa.int8()),  # SPEC 5.3, with --measures backdoor
+    pa.field("canonical", pa.string()),  # SPEC 6, with --measures canonical
     pa.field("solve_us", pa.float64(), nullable=False),
     pa.field("source", pa.string(), nullable=False),
     pa.field("row", pa.int64(), nullable=False),

@@ -49,7 +49,7 @@ from pipeline.resume import (
 )
 from pipeline.settings import RUN_SETTINGS, Settings, available_cores
 from pipeline.stats import Stats
-from pipeline.summary import build_summary, summarize, write_summary
+from pipeline.summary import build_summary, duplicates_of, summarize, write_summary
 from pipeline.work import Unit, to_ipc
 
 __all__ = ["solve_dataset"]
@@ -436,6 +436,7 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> dict[s
         {**entry, "rows": rows}
         for entry, rows in zip(out.run["inputs"], dispatched.rows_read, strict=True)
     ]
+    parts = [out.path(info.name) for _, (info, _) in sorted(dispatched.parts.items())]
     summary = build_summary(
         stats,
         rows_in=sum(dispatched.rows_read),
@@ -445,6 +446,7 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> dict[s
         wall_seconds=wall_seconds,
         rows_kept=dispatched.rows_kept,
         missing=missing,
+        duplicates=duplicates_of(out.run, parts),
     )
     write_summary(out.directory, summary)
     if missing:

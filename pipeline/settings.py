@@ -22,8 +22,11 @@ from pipeline.errors import PipelineError
 from solver.vocabulary import (
     CELL_VARIANTS,
     DEFAULT_MAX_NODES,
+    DEFAULT_RATING_SAMPLES,
     MAX_NODES_LIMIT,
+    MAX_RATING_SAMPLES,
     MAX_SOLUTIONS_LIMIT,
+    MEASURES,
     PRUNE_VARIANTS,
     RULE_SETS,
 )
@@ -38,7 +41,8 @@ class Declared:
     """How a setting is given and checked.
 
     ``kind``: "count" (a whole number from ``low`` to ``high``), "seconds" (a number, 0 or
-    more), "choice" (one of ``choices``), "text" or "flag" (true or false). ``zero`` says what 0
+    more), "choice" (one of ``choices``), "names" (some of ``choices``: a list, or text with
+    commas, or "all"), "text" or "flag" (true or false). ``zero`` says what 0
     means for a count whose ``low`` is 0. ``scope`` says what a run stopped and continued may
     change: "rows" (the rows depend on it: a run is continued only with the same value), "run"
     (how the output is written: a continued run keeps the value it started with, and says so)
@@ -96,17 +100,31 @@ class Settings:
     overwrite: bool = setting(False, "Replace a previous run in the output directory (without "
                               "it, the same run is continued and another is refused).", "flag")
     quiet: bool = setting(False, "No progress bar, no summary table.", "flag", short="q")
+    measures: tuple[str, ...] = setting((), "Measures beyond the always computed grade "
+                                        "(SPEC sections 5-6), comma-separated, or all.", "names",
+                                        choices=MEASURES, scope="rows")
+    rating_samples: int = setting(DEFAULT_RATING_SAMPLES, "Symmetric copies a rating averages "
+                                  "over (SPEC 5.2).", "count", low=1, high=MAX_RATING_SAMPLES,
+                                  scope="rows")
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings as plain data (JSON-able), e.g. for Parquet metadata."""
-        return asdict(self)
+        """The settings as plain data (JSON-able, lists for tuples, so that a record read back
+        from JSON compares equal), e.g. for Parquet metadata."""
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name, value in asdict(self).items()}
+
+    def as_options(self, names: tuple[str, ...]) -> dict[str, Any]:
+        """The values of ``names`` as a command line gives them (names as "a,b")."""
+        return {name: ",".join(value) if isinstance(value := getattr(self, name), tuple)
+                else value for name in names}
 
     def solver_options(self) -> dict[str, Any]:
         """The keyword arguments of ``solver.solve_ascii`` these settings imply."""
         return {name: getattr(self, name) for name in SOLVER_OPTIONS}
 
 
-SOLVER_OPTIONS = ("max_solutions", "max_nodes", "prune", "cell", "rules")
+SOLVER_OPTIONS = ("max_solutions", "max_nodes", "prune", "cell", "rules", "measures",
+                  "rating_samples")
 DECLARED: dict[str, Declared] = {f.name: f.metadata["declared"] for f in fields(Settings)}
 SETTING_NAMES = tuple(DECLARED)
 ROW_SETTINGS = tuple(name for name, declared in DECLARED.items() if declared.scope == "rows")
@@ -172,6 +190,21 @@ def load_settings(config: Path | str | None = None, **overrides: Any) -> Setting
     return settings
 
 
+def _names(name: str, value: Any, choices: tuple[str, ...]) -> tuple[str, ...]:
+    """Some of ``choices``, in their order: from a list, or text ("rating,backdoor", "all")."""
+    if isinstance(value, str):
+        value = choices if value.strip() == "all" else [v.strip() for v in value.split(",")]
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise PipelineError(f"setting {name} must be names from {', '.join(choices)} (or all), "
+                            f"got {value!r}")
+    wanted = [v for v in value if v]
+    for one in wanted:
+        if one not in choices:
+            raise PipelineError(
+                f"setting {name} may name {', '.join(choices)} (or all), got {one!r}")
+    return tuple(choice for choice in choices if choice in wanted)
+
+
 def checked(name: str, value: Any) -> Any:
     """``value`` if it is acceptable for setting ``name``, else a one-line PipelineError."""
     declared = DECLARED[name]
@@ -198,6 +231,8 @@ def checked(name: str, value: Any) -> Any:
             raise PipelineError(
                 f"setting {name} must be one of {', '.join(declared.choices)}, got {value!r}"
             )
+    elif kind == "names":
+        return _names(name, value, declared.choices)
     elif not isinstance(value, str) or value != value.strip():
         raise PipelineError(
             f"setting {name} must be {declared.text} (text without surrounding spaces), "

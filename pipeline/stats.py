@@ -27,6 +27,9 @@ STATS_COLUMNS = (
     "search_nodes",
     "solution_matches",
     "solve_us",
+    "grade",
+    "rating",
+    "backdoor_size",
 )
 LADDER = ("prune_solvable", "singles_solvable_only", "needs_search")
 
@@ -48,6 +51,9 @@ class Stats:
     search_depth: Counter = field(default_factory=Counter)
     search_nodes: Counter = field(default_factory=Counter)
     givens: Counter = field(default_factory=Counter)
+    grade: Counter = field(default_factory=Counter)  # rows per rung (SPEC 5.1)
+    rating: Counter = field(default_factory=Counter)  # rating value -> rows (SPEC 5.2)
+    backdoor_size: Counter = field(default_factory=Counter)  # (SPEC 5.3)
     solve_seconds: float = 0.0  # the sum of solve_us
     worker_seconds: float = 0.0  # workers' wall time on their parts, reading and writing included
 
@@ -89,6 +95,9 @@ class Stats:
             search_depth=_histogram(table.column("search_depth")),
             search_nodes=_histogram(table.column("search_nodes")),
             givens=_histogram(table.column("givens")),
+            grade=Counter(table.column("grade").drop_null().to_pylist()),
+            rating=_histogram(table.column("rating")),
+            backdoor_size=_histogram(table.column("backdoor_size")),
             solve_seconds=float(pc.sum(table.column("solve_us")).as_py() or 0.0) / 1e6,
         )
 
@@ -98,6 +107,6 @@ def _flags(table: pa.Table, name: str) -> np.ndarray:
 
 
 def _histogram(column: pa.ChunkedArray) -> Counter:
-    values = column.drop_null().to_numpy()
+    values = column.drop_null().to_numpy(zero_copy_only=False)
     found, counts = np.unique(values, return_counts=True)
     return Counter(dict(zip(found.tolist(), counts.tolist(), strict=True)))

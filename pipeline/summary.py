@@ -17,6 +17,7 @@ import os
 from typing import Any
 
 from pipeline import storage
+from pipeline.duplicates import duplicates
 from pipeline.errors import PipelineError
 from pipeline.part import SUMMARY_KEY, read_columns, read_record, write_record
 from pipeline.resume import (
@@ -28,7 +29,7 @@ from pipeline.resume import (
     survey,
 )
 from pipeline.stats import LADDER, STATS_COLUMNS, Stats
-from solver.vocabulary import STATUSES
+from solver.vocabulary import GRADES, STATUSES
 
 PERCENTILES = (50, 90, 99)
 
@@ -43,6 +44,7 @@ def build_summary(
     wall_seconds: float | None,
     rows_kept: int = 0,
     missing: list[dict[str, Any]] | None = None,
+    duplicates: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The content of ``summary.json`` (SPEC section 4) from the stats of every part.
 
@@ -50,7 +52,8 @@ def build_summary(
     ``rows_in`` is None while an input has not been read to its end. ``rows_kept``: rows of
     parts an earlier, stopped run had written (a resumed run), so that the rate counts only
     the rows solved in ``wall_seconds``; ``missing``: the row ranges not in the output (batches
-    that kept failing, or not solved yet), each with its reason.
+    that kept failing, or not solved yet), each with its reason; ``duplicates``: what
+    ``pipeline.duplicates`` counts, when the run has canonical forms.
     """
     settings = run["settings"]
     wall = None if wall_seconds is None else round(wall_seconds, 3)
@@ -68,6 +71,14 @@ def build_summary(
         },
         "givens_histogram": _json_histogram(stats.givens),
         "solution_matches": {key: stats.solution_matches[key] for key in ("true", "false")},
+        "grade_ladder": {name: stats.grade[name] for name in GRADES},
+        "rating": {
+            "rows": sum(stats.rating.values()),
+            **{f"p{p}": percentile(stats.rating, p) for p in PERCENTILES},
+            "max": max(stats.rating, default=None),
+        },
+        "backdoor_size_histogram": _json_histogram(stats.backdoor_size),
+        "duplicates": duplicates,
         "wall_seconds": wall,
         "puzzles_per_second": round(solved / wall, 1) if wall else None,
         "resumed_rows": rows_kept,
@@ -83,7 +94,7 @@ def build_summary(
     }
 
 
-def percentile(histogram: dict[int, int], p: float) -> int | None:
+def percentile(histogram: dict[Any, int], p: float) -> Any:
     """The nearest-rank ``p``-th percentile of the values counted by ``histogram``: the
     smallest value that at least ``p`` percent of the values do not exceed."""
     total = sum(histogram.values())
@@ -165,6 +176,7 @@ def summarize(directory: str | os.PathLike) -> dict[str, Any]:
         {**entry, "rows": covered.rows[index] if covered.ended(index, entry["path"]) else None}
         for index, entry in enumerate(run["inputs"])
     ]
+    parts = [storage.join(directory, info.name) for info in infos]
     return build_summary(
         stats,
         rows_in=sum(covered.rows) if covered.complete else None,
@@ -174,7 +186,15 @@ def summarize(directory: str | os.PathLike) -> dict[str, Any]:
         wall_seconds=previous.get("wall_seconds"),
         rows_kept=previous.get("resumed_rows", 0),
         missing=missing_rows(covered, sources, previous.get("missing_rows", [])),
+        duplicates=duplicates_of(run, parts),
     )
+
+
+def duplicates_of(run: dict[str, Any], part_paths: list[str]) -> dict[str, Any] | None:
+    """The duplicates section of a run that computed canonical forms (else None)."""
+    if "canonical" not in run["settings"].get("measures", ()):
+        return None
+    return duplicates(part_paths)
 
 
 def missing_rows(
@@ -235,11 +255,31 @@ def format_summary(summary: dict[str, Any]) -> str:
             )
         ),
         "",
+        f"{'grade (SPEC 5.1)':<26}{'rows':>12}{'share':>9}",
+        *(
+            f"  {name:<24}{count:>12,}{_share(count, graded):>9}"
+            for graded in [sum(summary["grade_ladder"].values())]
+            for name, count in summary["grade_ladder"].items()
+        ),
+        "",
         "search_nodes  "
         + "   ".join(f"{key} {_number(value)}" for key, value in summary["search_nodes"].items()),
         "search_depth  " + _compact(summary["search_depth_histogram"]),
         "givens        " + _compact(summary["givens_histogram"]),
     ]
+    rating = summary["rating"]
+    if rating["rows"]:
+        lines.append("rating        " + "   ".join(
+            f"{key} {rating[key]:.2f}" for key in ("p50", "p90", "p99", "max"))
+            + f"   ({rating['rows']:,} rows)")
+    if summary["backdoor_size_histogram"]:
+        lines.append("backdoor size " + _compact(summary["backdoor_size_histogram"]))
+    if repeated := summary.get("duplicates"):
+        largest = repeated["largest_classes"]
+        lines.append(
+            f"duplicates    {repeated['distinct']:,} distinct puzzles, "
+            f"{repeated['distinct_up_to_symmetry']:,} up to symmetry"
+            + (f"; largest class {largest[0]['rows']:,} rows" if largest else ""))
     matches = summary["solution_matches"]
     if matches["true"] or matches["false"]:
         lines.append(f"published     {matches['true']:,} solutions match, {matches['false']:,} differ")

@@ -74,7 +74,8 @@ def solve_part(unit: Unit) -> Stats:
         unit.part,
         unit.path,
         compression=unit.compression,
-        plain_columns=[unit.puzzle_column, unit.solution_column, "grid", "first_solution"],
+        plain_columns=[unit.puzzle_column, unit.solution_column, "grid", "first_solution",
+                       "canonical"],
     )
     return Stats.of_table(output).with_worker_seconds(time.perf_counter() - started)
 
@@ -105,9 +106,7 @@ def solve_table(
 
     columns = {
         "grid": digits_array(NORMAL_BYTE[grid], valid),
-        "status": pa.DictionaryArray.from_arrays(
-            pa.array(status.astype(np.int8)), pa.array(solver.STATUSES, pa.string())
-        ).dictionary_decode(),
+        "status": _labels(status, solver.STATUSES),
         "error": pa.array(result.error, pa.string()),
         "givens": pa.array(result.givens, pa.int8(), mask=null),
         "n_solutions": pa.array(result.n_solutions, pa.int32(), mask=null),
@@ -119,6 +118,10 @@ def solve_table(
         "first_solution": digits_array(solution_grid, has_solution),
         "solution_matches": _solution_matches(table, solution_column, solution_grid,
                                               has_solution, valid),
+        "grade": _labels(result.grade, solver.GRADES),
+        "rating": pa.array(result.rating, pa.float64(), mask=np.isnan(result.rating)),
+        "backdoor_size": pa.array(result.backdoor_size, pa.int8(), mask=result.backdoor_size < 0),
+        "canonical": digits_array(result.canonical, result.canonical[:, 0] != 0),
         "solve_us": pa.array(result.solve_us, pa.float64()),
         "source": pa.repeat(pa.scalar(source, pa.string()), table.num_rows),
         "row": pa.array(np.arange(table.num_rows, dtype=np.int64) + first_row),
@@ -132,6 +135,15 @@ def solve_table(
         else:  # a column that only other input files have
             arrays.append(pa.nulls(table.num_rows, field.type))
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _labels(codes: np.ndarray, names: tuple[str, ...]) -> pa.Array:
+    """Codes into ``names`` as a string array (a negative code is null), without a Python
+    object per row."""
+    codes = np.asarray(codes).astype(np.int8)
+    missing = codes < 0
+    indices = pa.array(codes, mask=missing if missing.any() else None)
+    return pa.DictionaryArray.from_arrays(indices, pa.array(names, pa.string())).dictionary_decode()
 
 
 def text_array(column: pa.ChunkedArray | pa.Array) -> pa.Array:

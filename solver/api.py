@@ -50,6 +50,7 @@ class Result:
     grade: str | None = None  # SPEC 5.1; None unless status is unique or solved
     rating: float | None = None  # SPEC 5.2; None unless asked for and status is unique
     backdoor_size: int | None = None  # SPEC 5.3; None unless asked for, unique, and at most 3
+    canonical: str | None = None  # SPEC 6; None unless asked for, and for an invalid puzzle
 
 
 @dataclass
@@ -77,6 +78,7 @@ class BatchResult:
     grade: np.ndarray  # int8, index into GRADES; -1 = null
     rating: np.ndarray  # float64; NaN = null
     backdoor_size: np.ndarray  # int8; -1 = null
+    canonical: np.ndarray  # (n, 81) uint8 ASCII, "." for blanks; zero bytes = null
 
     def __len__(self) -> int:
         return len(self.status)
@@ -108,6 +110,7 @@ class BatchResult:
             grade=None if self.grade[i] == MISSING else GRADES[self.grade[i]],
             rating=None if np.isnan(rating) else rating,
             backdoor_size=None if backdoor_size == MISSING else backdoor_size,
+            canonical=self.canonical[i].tobytes().decode() if self.canonical[i, 0] else None,
         )
 
 
@@ -134,9 +137,9 @@ def solve_ascii(rows: np.ndarray, *, max_solutions: int = 2, max_nodes: int = DE
 
     A row holding any byte but a digit or a blank is ``invalid``.  ``errors`` may give a parse
     error for rows known to be invalid already (e.g. of the wrong length): those rows are invalid
-    whatever their bytes.  ``measures`` names the optional measures of SPEC section 5 to compute
-    (``"rating"``, over ``rating_samples`` copies each searched with ``max_nodes``, and
-    ``"backdoor"``); ``grade`` is always computed.
+    whatever their bytes.  ``measures`` names the optional measures of SPEC sections 5 and 6 to
+    compute (``"rating"``, over ``rating_samples`` copies each searched with ``max_nodes``,
+    ``"backdoor"`` and ``"canonical"``); ``grade`` is always computed.
     """
     measures = check_measures(measures)
     check_rating_samples(rating_samples)
@@ -163,7 +166,28 @@ def solve_ascii(rows: np.ndarray, *, max_solutions: int = 2, max_nodes: int = DE
         search_nodes=found.search_nodes, first_solution=found.first_solution,
         has_solution=(found.n_solutions > 0) & ~bad, solve_us=found.solve_ns / 1000.0,
         grade=measured.grade, rating=measured.rating, backdoor_size=measured.backdoor_size,
+        canonical=canonical_forms(grids, ~bad, engine) if "canonical" in measures
+        else np.zeros((len(grids), 81), np.uint8),
     )
+
+
+def canonical_forms(grids: np.ndarray, valid: np.ndarray, engine: str = "fast") -> np.ndarray:
+    """SPEC section 6's canonical form of each valid row of ``grids``, as (n, 81) ASCII bytes
+    (zero bytes where ``valid`` is False): ``solver.canonical`` (numba) or, for the reference
+    engine, ``solver.canonical_reference``, which walks the symmetries one by one."""
+    forms = np.zeros((len(grids), 81), np.uint8)
+    if not valid.any():
+        return forms
+    if engine == "reference":
+        from solver.canonical_reference import canonical_reference
+
+        for i in np.flatnonzero(valid):
+            forms[i] = np.frombuffer(canonical_reference(text_of(grids[i])).encode(), np.uint8)
+        return forms
+    from solver.canonical import canonical_grids
+
+    forms[valid] = canonical_grids(grids[valid])
+    return forms
 
 
 def statuses(invalid: np.ndarray, contradictory: np.ndarray, budget_exceeded: np.ndarray,

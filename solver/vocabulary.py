@@ -33,7 +33,7 @@ MAX_SOLUTIONS_LIMIT = 2**31 - 1  # solution counts are int32
 # SPEC section 5: the rungs of the difficulty ladder, easiest first (``grade`` is an index here),
 # and the measures a caller may ask for on top of the always-computed grade.
 GRADES = ("prune", "singles", "intersections", "subsets", "search")
-MEASURES = ("rating", "backdoor")
+MEASURES = ("rating", "backdoor", "canonical")
 DEFAULT_RATING_SAMPLES = 32
 # A rating costs one search of every copy, so its time grows linearly with the samples. The depths
 # of one puzzle's copies spread by about 2 levels (sd 1.96 on top1465, 1.68 on forum_hardest), so
