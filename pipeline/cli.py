@@ -209,7 +209,11 @@ def format_result(result) -> str:
         ("search nodes", f"{result.search_nodes:,}"),
         ("time", f"{result.solve_us:,.0f} us"),
         ("solution", result.first_solution or "-"),
+        ("grade", result.grade or "-"),
     ]
+    measured = [("rating", result.rating), ("backdoor size", result.backdoor_size),
+                ("canonical", result.canonical)]
+    lines += [(name, value) for name, value in measured if value is not None]
     return "\n".join(f"{name + ':':18s}{value}" for name, value in lines)
 
 
