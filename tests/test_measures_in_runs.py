@@ -1,0 +1,100 @@
+"""The measures of SPEC sections 5 and 6 in a run (issues 12 and 13): their columns, their
+summary sections, the same numbers as the solver's, whatever the workers or batches, and the
+public record (Radcliffe's difficulty) where ../shared/datasets is present."""
+
+from __future__ import annotations
+
+import csv
+
+import polars as pl
+import pytest
+
+import pipeline
+import solver
+from pipeline.run import solve_dataset
+from pipeline.settings import load_settings
+from pipeline.summary import summarize
+from tests.conftest import DATA, SAMPLE, SHARED
+
+INPUTS = [SAMPLE, DATA / "kaggle_20.csv", DATA / "norvig_hardest_8.txt"]
+MEASURED = ["grade", "rating", "backdoor_size", "canonical"]
+
+
+@pytest.fixture(scope="module")
+def measured_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("measured") / "out"
+    summary = solve_dataset(INPUTS, out, load_settings(workers=2, measures="all", batch_size=40),
+                            progress=False)
+    return out, summary, pipeline.read_run(out).collect()
+
+
+def test_every_row_carries_the_solvers_measures(measured_run):
+    _, _, frame = measured_run
+    valid = frame.filter(pl.col("grid").is_not_null())
+    batch = solver.solve_strings(valid["grid"].to_list(), measures=("rating", "backdoor", "canonical"))
+    expected = [batch.row(i) for i in range(len(batch))]
+    assert valid["grade"].to_list() == [r.grade for r in expected]
+    assert valid["rating"].to_list() == [r.rating for r in expected]  # to the bit
+    assert valid["backdoor_size"].to_list() == [r.backdoor_size for r in expected]
+    assert valid["canonical"].to_list() == [r.canonical for r in expected]
+    invalid = frame.filter(pl.col("grid").is_null())
+    assert invalid.height and invalid.select(MEASURED).null_count().row(0) == (invalid.height,) * 4
+
+
+def test_the_summary_counts_them(measured_run):
+    out, summary, frame = measured_run
+    grades = dict(frame["grade"].drop_nulls().value_counts().iter_rows())
+    assert summary["grade_ladder"] == {name: grades.get(name, 0) for name in solver.GRADES}
+    ratings = frame["rating"].drop_nulls().sort()
+    assert summary["rating"]["rows"] == len(ratings)
+    assert summary["rating"]["max"] == ratings.max()
+    assert summary["rating"]["p50"] == ratings[(len(ratings) + 1) // 2 - 1]
+    sizes = dict(frame["backdoor_size"].drop_nulls().value_counts().iter_rows())
+    assert summary["backdoor_size_histogram"] == {str(k): sizes[k] for k in sorted(sizes)}
+    repeated = summary["duplicates"]
+    assert repeated["distinct"] == frame["grid"].drop_nulls().n_unique()
+    assert repeated["distinct_up_to_symmetry"] == frame["canonical"].drop_nulls().n_unique()
+    classes = (frame.filter(pl.col("canonical").is_not_null()).group_by("canonical")
+               .agg(pl.len(), pl.col("source").first(), pl.col("row").first())
+               .filter(pl.col("len") > 1).sort("len", descending=True))
+    assert [c["rows"] for c in repeated["largest_classes"]] == classes["len"].to_list()[:10]
+    biggest = repeated["largest_classes"][0]
+    first = frame.filter(pl.col("canonical") == biggest["canonical"]).row(0, named=True)
+    assert biggest["first"] == {"source": first["source"], "row": first["row"]}
+    again = summarize(out)
+    assert {k: again[k] for k in ("grade_ladder", "rating", "backdoor_size_histogram",
+                                  "duplicates")} == {
+        k: summary[k] for k in ("grade_ladder", "rating", "backdoor_size_histogram", "duplicates")}
+
+
+def test_without_measures_only_the_grade(tmp_path, euler_txt):
+    out = tmp_path / "out"
+    summary = solve_dataset([euler_txt], out, load_settings(workers=1), progress=False)
+    frame = pipeline.read_run(out).collect()
+    assert frame["grade"].drop_nulls().len() > 0
+    assert frame.select("rating", "backdoor_size", "canonical").null_count().row(0) == (
+        frame.height,) * 3
+    assert summary["duplicates"] is None and summary["rating"]["rows"] == 0
+
+
+def test_measures_do_not_depend_on_workers_or_batches(tmp_path, measured_run):
+    _, _, frame = measured_run
+    out = tmp_path / "out"
+    solve_dataset(INPUTS, out, load_settings(workers=1, measures="all", batch_size=97),
+                  progress=False)
+    again = pipeline.read_run(out).collect()
+    assert again.drop("solve_us").equals(frame.drop("solve_us"))
+
+
+RADCLIFFE = SHARED / "radcliffe_3m_sample.csv"
+
+
+@pytest.mark.skipif(not RADCLIFFE.exists(), reason="../shared/datasets is not here")
+def test_radcliffe_difficulty_0_is_exactly_the_first_two_rungs():
+    """SPEC 5.2's check against the public record: Radcliffe's difficulty (an average search
+    depth over random runs) is 0 exactly when singles solve the puzzle."""
+    with open(RADCLIFFE, newline="") as file:
+        rows = list(csv.DictReader(file))
+    batch = solver.solve_strings([row["puzzle"] for row in rows])
+    easy = [grade in ("prune", "singles") for grade in batch.grades()]
+    assert easy == [float(row["difficulty"]) == 0 for row in rows]
