@@ -90,7 +90,7 @@ def build_summary(
         "settings": settings,
         "versions": run["versions"],
         "inputs": inputs,
-        "output": {"directory": output, "parts": stats.parts},
+        "output": {"directory": output, "parts": stats.parts, "batch_rows": run.get("batch_rows")},
     }
 
 
