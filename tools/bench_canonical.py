@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import csv
 import os
-import platform
 import statistics
 import sys
 import time
@@ -25,6 +24,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench_solver import machine  # noqa: E402  (tools/ is on sys.path when run as a script)
 
 from solver.canonical import TABLES, canonical_batch, canonical_grids  # noqa: E402
 from solver.grid import CELL_OF_BYTE, INVALID_BYTE  # noqa: E402
@@ -42,21 +43,6 @@ SETS = [
 ]
 SUSPECTS = 10  # puzzles re-timed precisely per set, the slowest of a first quick pass
 COPIES = 100  # copies of one puzzle in a batch, when timing it alone
-
-
-def machine() -> str:
-    model = "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import numba
-
-    return (f"{model}; {os.cpu_count()} cores; Python {platform.python_version()}; "
-            f"numba {numba.__version__}; numpy {np.__version__}")
 
 
 def load(path: Path, column: str | None) -> list[str]:
