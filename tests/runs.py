@@ -143,3 +143,22 @@ def assert_rerun_completes(args: list[str], out: Path, reference: Path) -> None:
     again = run(args)
     assert again.returncode == 0, again.stderr
     assert_same_run(out, reference)
+
+
+def run_cli(cli, tmp_path: Path, path: Path, *options: str):
+    """``solve-dataset PATH`` through the ``cli`` fixture, never with a traceback; the result
+    and the output directory."""
+    out = tmp_path / "out"
+    result = cli("solve-dataset", path, "-o", out, "--workers", "1", "-q", *options)
+    assert "Traceback" not in result.stdout + result.stderr, result.stderr
+    return result, out
+
+
+def assert_one_line_error(cli, tmp_path: Path, path: Path, words: str, *options: str) -> Path:
+    """``solve-dataset PATH`` fails with one line on stderr holding ``words``, exit 2; the
+    output directory."""
+    result, out = run_cli(cli, tmp_path, path, *options)
+    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+    assert words in result.stderr, result.stderr
+    return out

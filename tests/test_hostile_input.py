@@ -22,6 +22,7 @@ from pipeline.part import RESULT_COLUMNS, PartInfo, output_schema
 from pipeline.read import inspect_input, read_batches
 from pipeline.summary import read_summary
 from pipeline.work import Unit, solve_part, to_ipc
+from tests import runs
 
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 KAGGLE = "004300209005009001070060043006002087190007400050083000600000105003508690042910300"
@@ -168,23 +169,9 @@ def test_the_parser_takes_any_text(text):
 # --- crafted files, through the command ----------------------------------------------------
 
 
-def run_cli(cli, tmp_path, path: Path, *options: str):
-    out = tmp_path / "out"
-    result = cli("solve-dataset", path, "-o", out, "--workers", "1", "-q", *options)
-    assert "Traceback" not in result.stdout + result.stderr
-    return result, out
-
-
-def assert_one_line_error(cli, tmp_path, path: Path, words: str, *options: str) -> None:
-    result, out = run_cli(cli, tmp_path, path, *options)
-    assert result.exit_code == 2, (result.stdout, result.stderr)
-    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
-    assert words in result.stderr, result.stderr
-
-
 def statuses(cli, tmp_path, path: Path, *options: str) -> list[tuple[str, str | None]]:
     """Run the command on ``path``; (status, error) of every row, in order."""
-    result, out = run_cli(cli, tmp_path, path, *options)
+    result, out = runs.run_cli(cli, tmp_path, path, *options)
     assert result.exit_code == 0, result.stderr
     table = pq.read_table(sorted(out.glob("part-*.parquet")))
     summary = read_summary(out)
@@ -205,13 +192,13 @@ def test_a_huge_line_is_one_invalid_row(cli, tmp_path):
 def test_a_huge_csv_record_is_a_clean_error(cli, tmp_path):
     path = tmp_path / "huge.csv"
     path.write_bytes(b"puzzle\n" + EASY.encode() + b"\n" + b"1" * (10 << 20) + b"\n" + EASY.encode())
-    assert_one_line_error(cli, tmp_path, path, "a record is longer than the CSV reader takes")
+    runs.assert_one_line_error(cli, tmp_path, path, "a record is longer than the CSV reader takes")
 
 
 def test_an_unclosed_quote_is_a_clean_error(cli, tmp_path):
     path = tmp_path / "quote.csv"
     path.write_text(f'puzzle,id\n"{EASY},1\n{EASY},2\n' + f"{EASY},3\n" * 1000)
-    assert_one_line_error(cli, tmp_path, path, "cannot read")
+    runs.assert_one_line_error(cli, tmp_path, path, "cannot read")
 
 
 @pytest.mark.parametrize("kind", ["txt", "csv"])
@@ -248,7 +235,7 @@ def test_nul_bytes_make_a_row_invalid_and_pass_through(cli, tmp_path, kind):
 def test_text_that_is_not_utf8_is_a_clean_error(cli, tmp_path, name, data, words):
     path = tmp_path / name
     path.write_bytes(data)
-    assert_one_line_error(cli, tmp_path, path, words)
+    runs.assert_one_line_error(cli, tmp_path, path, words)
 
 
 @pytest.mark.parametrize(
@@ -257,7 +244,7 @@ def test_text_that_is_not_utf8_is_a_clean_error(cli, tmp_path, name, data, words
 def test_a_csv_with_another_delimiter_is_a_clean_error(cli, tmp_path, delimiter, name):
     path = tmp_path / "other.csv"
     path.write_text(f"id{delimiter}puzzle\n1{delimiter}{EASY}\n")
-    assert_one_line_error(cli, tmp_path, path, f"the header has no comma but {name}s")
+    runs.assert_one_line_error(cli, tmp_path, path, f"the header has no comma but {name}s")
 
 
 def test_mixed_line_endings(cli, tmp_path):
@@ -298,13 +285,13 @@ def test_a_parquet_puzzle_column_that_is_not_text_is_a_clean_error(cli, tmp_path
     lost digits already, so it is refused rather than padded."""
     path = tmp_path / "numbers.parquet"
     pq.write_table(pa.table({"puzzle": column}), path)
-    assert_one_line_error(cli, tmp_path, path, f"column 'puzzle' holds {type_name}, not text")
+    runs.assert_one_line_error(cli, tmp_path, path, f"column 'puzzle' holds {type_name}, not text")
 
 
 def test_a_parquet_solution_column_that_is_not_text_is_a_clean_error(cli, tmp_path):
     path = tmp_path / "solutions.parquet"
     pq.write_table(pa.table({"puzzle": [EASY], "solution": [1]}), path)
-    assert_one_line_error(cli, tmp_path, path, "column 'solution' holds int64, not text")
+    runs.assert_one_line_error(cli, tmp_path, path, "column 'solution' holds int64, not text")
 
 
 @pytest.mark.parametrize("keep", [0.5, 0.99, 8 / 9])
@@ -314,17 +301,17 @@ def test_a_truncated_parquet_file_is_a_clean_error(cli, tmp_path, keep):
     data = whole.read_bytes()
     path = tmp_path / "cut.parquet"
     path.write_bytes(data[: int(len(data) * keep)])
-    assert_one_line_error(cli, tmp_path, path, "not a readable Parquet file")
+    runs.assert_one_line_error(cli, tmp_path, path, "not a readable Parquet file")
 
 
 def test_a_truncated_gzip_file_is_a_clean_error(cli, tmp_path):
     data = gzip.compress(("puzzle\n" + (EASY + "\n") * 20_000).encode())
     path = tmp_path / "cut.csv.gz"
     path.write_bytes(data[: len(data) // 2])
-    assert_one_line_error(cli, tmp_path, path, "cannot read")
+    runs.assert_one_line_error(cli, tmp_path, path, "cannot read")
 
 
 def test_ragged_csv_rows_are_a_clean_error(cli, tmp_path):
     path = tmp_path / "ragged.csv"
     path.write_text(f"puzzle,id\n{EASY},1\n{EASY},2,extra\n")
-    assert_one_line_error(cli, tmp_path, path, "Expected 2 columns, got 3")
+    runs.assert_one_line_error(cli, tmp_path, path, "Expected 2 columns, got 3")

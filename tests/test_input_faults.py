@@ -26,9 +26,16 @@ from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.summary import read_summary
 from pipeline.work import solve_part
+from tests import runs
 
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 SMALL_BLOCKS = 1 << 12  # read 4 KiB at a time, so that a file of a few hundred KiB is read in steps
+
+
+def assert_refused_before_writing(cli, tmp_path: Path, path: Path, words: str, *options: str):
+    """One line, exit 2, found at inspection: nothing is written."""
+    out = runs.assert_one_line_error(cli, tmp_path, path, words, *options)
+    assert not list(out.glob("part-*")), "found at inspection: nothing is written"
 
 
 def varied_puzzles(count: int, seed: int = 11) -> list[str]:
@@ -197,21 +204,6 @@ def test_a_run_whose_input_is_cut_short_stops_with_input_changed(tmp_path, small
 # --- column layouts no output can hold, found when inputs are inspected (point 8) ---------
 
 
-def run_cli(cli, tmp_path, path: Path, *options: str):
-    out = tmp_path / "out"
-    result = cli("solve-dataset", path, "-o", out, "--workers", "1", "-q", *options)
-    assert "Traceback" not in result.stdout + result.stderr, result.stderr
-    return result, out
-
-
-def assert_one_line_error(cli, tmp_path, path: Path, words: str, *options: str) -> None:
-    result, out = run_cli(cli, tmp_path, path, *options)
-    assert result.exit_code == 2, (result.exit_code, result.stderr)
-    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
-    assert words in result.stderr, result.stderr
-    assert not list(out.glob("part-*")), "found at inspection: nothing is written"
-
-
 def parquet_with_columns(path: Path, names: list[str]) -> Path:
     """A Parquet file whose columns are called ``names`` (Parquet allows a name twice)."""
     columns = [pa.array([EASY] if name == "puzzle" else ["x"]) for name in names]
@@ -228,7 +220,7 @@ def test_a_parquet_column_name_given_twice_is_a_clean_error(cli, tmp_path, names
     """Before: a traceback (the puzzle column), or every batch failing three times and a
     "rerun to retry" that could never succeed (another column)."""
     path = parquet_with_columns(tmp_path / "twice.parquet", names)
-    assert_one_line_error(cli, tmp_path, path, f"column {twice!r} appears twice; rename one")
+    assert_refused_before_writing(cli, tmp_path, path, f"column {twice!r} appears twice; rename one")
 
 
 @pytest.mark.parametrize("kind", ["csv", "parquet"])
@@ -240,7 +232,7 @@ def test_status_and_input_status_together_are_a_clean_error(cli, tmp_path, kind)
         path.write_text(f"puzzle,status,input_status\n{EASY},a,b\n")
     else:
         parquet_with_columns(path, ["puzzle", "status", "input_status"])
-    assert_one_line_error(
+    assert_refused_before_writing(
         cli, tmp_path, path, "column 'status' has the name of an output column, so it would be "
         "passed through as 'input_status', but the file has a column 'input_status' too"
     )
@@ -251,7 +243,7 @@ def test_a_puzzle_column_named_as_an_output_column_is_read(cli, tmp_path):
     Before: every batch failed three times (the puzzle column was looked up by its old name)."""
     path = tmp_path / "status.csv"
     path.write_text(f"status,note\n{EASY},a\n")
-    result, out = run_cli(cli, tmp_path, path, "--column", "status")
+    result, out = runs.run_cli(cli, tmp_path, path, "--column", "status")
     assert result.exit_code == 0, result.stderr
     table = pq.read_table(out / "part-00000-000000.parquet")
     assert table.column("input_status").to_pylist() == [EASY]
@@ -267,7 +259,7 @@ def test_a_polars_categorical_puzzle_column_is_read_as_text(cli, tmp_path):
     frame = polars.DataFrame({"puzzle": [EASY, EASY, "123"], "solution": [solution, None, None]})
     frame.with_columns(polars.col("puzzle", "solution").cast(polars.Categorical)).write_parquet(path)
     assert pa.types.is_dictionary(pq.read_schema(path).field("puzzle").type)
-    result, out = run_cli(cli, tmp_path, path)
+    result, out = runs.run_cli(cli, tmp_path, path)
     assert result.exit_code == 0, result.stderr
     table = pq.read_table(sorted(out.glob("part-*.parquet")))
     assert table.schema.field("puzzle").type == pa.string()
@@ -326,7 +318,7 @@ def test_a_directory_names_a_few_of_many_skipped(tmp_path, caplog):
 
 def test_a_directory_with_bad_links_runs_through_the_command(cli, tmp_path, kaggle_csv):
     directory = directory_with_bad_entries(tmp_path / "inputs", kaggle_csv)
-    result, out = run_cli(cli, tmp_path, directory)
+    result, out = runs.run_cli(cli, tmp_path, directory)
     assert result.exit_code == 0, result.stderr
     assert "loop (a symbolic link loop)" in result.stderr
     assert "gone.csv (a dangling symbolic link)" in result.stderr
@@ -346,7 +338,7 @@ def test_an_over_long_csv_field_is_an_invalid_row_wherever_it_is(cli, tmp_path, 
         rows = rows[1:] + rows[:1]
     path = tmp_path / "long.csv"
     path.write_text("puzzle,note\n" + "\n".join(rows) + "\n")
-    result, out = run_cli(cli, tmp_path, path)
+    result, out = runs.run_cli(cli, tmp_path, path)
     assert result.exit_code == 0, result.stderr
     table = pq.read_table(sorted(out.glob("part-*.parquet")))
     by_puzzle = dict(zip(table.column("puzzle").to_pylist(), table.column("error").to_pylist(),
@@ -361,4 +353,4 @@ def test_a_csv_record_over_the_readers_block_is_one_error_wherever_it_is(cli, tm
     rows = [EASY, huge, EASY] if position == "later" else [huge, EASY]
     path = tmp_path / "huge.csv"
     path.write_text("puzzle\n" + "\n".join(rows) + "\n")
-    assert_one_line_error(cli, tmp_path, path, "a record is longer than the CSV reader takes")
+    assert_refused_before_writing(cli, tmp_path, path, "a record is longer than the CSV reader takes")
