@@ -357,8 +357,9 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
     finally:
         bar.close()
     result.failures, result.stopped = outcome.failures, outcome.stopped
-    for info, _ in done.values():  # parts of batches that no longer exist
-        storage.delete(out.path(info.name))
+    if not outcome.stopped:  # every input was read: what is left are batches that no longer exist
+        for info, _ in done.values():
+            storage.delete(out.path(info.name))
     return result
 
 

@@ -13,6 +13,7 @@ import psutil
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.settings import DECLARED
 from pipeline.summary import read_summary
 
 BIN = Path(sys.executable).parent
@@ -114,17 +115,14 @@ def rows(out: Path) -> pa.Table:
 
 
 def summary(out: Path) -> dict:
-    """The stored summary without what depends on time, or on where the output is."""
+    """The stored summary without what depends on time, on where the output is, or on how
+    this session ran (the settings of scope "session": workers, engine, time limit...)."""
     found = read_summary(out)
-    for key in TIMING:
+    for key in (*TIMING, "workers", "engine"):
         found.pop(key, None)
     found["output"].pop("directory")
-    found["settings"] = {
-        key: value
-        for key, value in found["settings"].items()
-        if key not in ("workers", "time_limit", "overwrite", "quiet")
-    }
-    found.pop("workers")
+    found["settings"] = {key: value for key, value in found["settings"].items()
+                         if DECLARED[key].scope != "session"}
     return found
 
 
