@@ -304,6 +304,13 @@ def summarize_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the summary as JSON (SPEC section 4).")
     ] = False,
+    by: Annotated[
+        str | None,
+        typer.Option("--by", help="Print the numbers per value of this column instead (an input "
+                     "column such as level, or source, status, grade): statuses, grade ladder, "
+                     "search_nodes and rating percentiles. Rows whose input lacks the column "
+                     "are grouped by input file.", show_default=False),
+    ] = None,
 ) -> None:
     """Recompute the summary of a run from its manifest and Parquet parts, and print it.
 
@@ -315,7 +322,13 @@ def summarize_command(
     \b
         sudoku-pipeline summarize output
         sudoku-pipeline summarize output --json | jq .ladder
+        sudoku-pipeline summarize output --by level
     """
+    if by is not None:
+        if write:
+            raise _fail("--write stores the whole run's summary: run it without --by")
+        _summarize_by(directory, by, as_json)
+        return
     try:
         from pipeline.summary import format_summary, incomplete_message, summarize, write_summary
 
@@ -327,6 +340,58 @@ def summarize_command(
     typer.echo(json.dumps(summary, indent=2) if as_json else format_summary(summary))
     if not summary["complete"]:
         raise _fail(incomplete_message(summary), RunIncomplete.exit_code)
+
+
+def _summarize_by(directory: str, column: str, as_json: bool) -> None:
+    try:
+        from pipeline.summary import format_groups, summarize_by
+
+        grouped = summarize_by(directory, column)
+    except PipelineError as err:
+        raise _fail(str(err)) from None
+    typer.echo(json.dumps(grouped, indent=2) if as_json else format_groups(grouped))
+    if not grouped["complete"]:
+        raise _fail(f"the run in {directory} is incomplete: these numbers count only the rows "
+                    "solved so far; rerun the solve-dataset command that wrote it to finish it",
+                    RunIncomplete.exit_code)
+
+
+# --- report -----------------------------------------------------------------------------
+
+
+@app.command("report")
+def report_command(
+    directory: Annotated[
+        str, typer.Argument(help="Output directory (path or URL) of a solve-dataset run.")
+    ] = "output",
+    output: Annotated[
+        str | None,
+        typer.Option("--output", "-o", help="The HTML file to write (outside DIRECTORY, which "
+                     "holds only Parquet). Default: DIRECTORY.html, beside it.", show_default=False),
+    ] = None,
+    by: Annotated[
+        str, typer.Option("--by", help="Group the rows by this column (source, or an input "
+                          "column such as level); rows whose input lacks it by input file.")
+    ] = "source",
+) -> None:
+    """Write a report of a run as one HTML file that opens offline (charts as inline SVG):
+    statuses, the grade ladder and search effort per group, rating and backdoor size, search
+    depth, givens against effort, the 20 hardest puzzles as grids, invalid rows, duplicates,
+    and the run's settings, versions and inputs.
+
+    Example:
+
+    \b
+        sudoku-pipeline report output                 # writes output.html
+        sudoku-pipeline report radcliffe-run --by level -o radcliffe.html
+    """
+    try:
+        from pipeline.report import write_report
+
+        written = write_report(directory, output, by=by)
+    except PipelineError as err:
+        raise _fail(str(err)) from None
+    typer.echo(f"report written to {written}")
 
 
 class _Warnings(logging.Handler):

@@ -6,7 +6,9 @@ record of the manifest (settings, versions, inputs). It is stored in the output 
 ``_summary.parquet`` (no rows; the JSON in its metadata), so that every file there is Parquet
 and the directory reads as one dataset; ``read_summary`` returns it. ``summarize`` rebuilds it
 from the output directory alone, and says from the manifest and the parts (never from an
-earlier summary) whether the run is complete.
+earlier summary) whether the run is complete. ``by_input`` (in the summary) and
+``summarize_by`` give the same numbers per input, or per value of any column
+(``pipeline.groups``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from pipeline import storage
 from pipeline.duplicates import duplicates
 from pipeline.errors import PipelineError
+from pipeline.groups import GROUPED_COLUMNS, group_summaries, read_rows
 from pipeline.part import SUMMARY_KEY, read_columns, read_record, write_record
 from pipeline.resume import (
     SUMMARY_FILE,
@@ -45,6 +48,7 @@ def build_summary(
     rows_kept: int = 0,
     missing: list[dict[str, Any]] | None = None,
     duplicates: dict[str, Any] | None = None,
+    by_input: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The content of ``summary.json`` (SPEC section 4) from the stats of every part.
 
@@ -53,7 +57,8 @@ def build_summary(
     parts an earlier, stopped run had written (a resumed run), so that the rate counts only
     the rows solved in ``wall_seconds``; ``missing``: the row ranges not in the output (batches
     that kept failing, or not solved yet), each with its reason; ``duplicates``: what
-    ``pipeline.duplicates`` counts, when the run has canonical forms.
+    ``pipeline.duplicates`` counts, when the run has canonical forms; ``by_input``: the
+    numbers per input (``by_input_of``).
     """
     settings = run["settings"]
     wall = None if wall_seconds is None else round(wall_seconds, 3)
@@ -79,6 +84,7 @@ def build_summary(
         },
         "backdoor_size_histogram": _json_histogram(stats.backdoor_size),
         "duplicates": duplicates,
+        "by_input": by_input,
         "wall_seconds": wall,
         "puzzles_per_second": round(solved / wall, 1) if wall else None,
         "resumed_rows": rows_kept,
@@ -143,31 +149,10 @@ def summarize(directory: str | os.PathLike) -> dict[str, Any]:
     the summary stored by the run when there is one, else left null and 0.
     """
     directory = storage.location(directory)
-    if storage.kind(directory) != "directory":
-        raise PipelineError(f"output directory not found: {directory} (check the path)")
-    run = read_manifest(directory)
-    found = survey(directory)
-    if run is None:
-        raise PipelineError(
-            f"{directory} holds no run (no _manifest.parquet); run `sudoku-pipeline solve-dataset` "
-            "first"
-        )
-    if found.foreign:
-        raise PipelineError(
-            f"{storage.join(directory, sorted(found.foreign)[0])} was not written by "
-            "sudoku-pipeline; keep only one run's files in an output directory"
-        )
+    run, infos = _run_parts(directory)
     stats = Stats()
-    infos = []
-    for key, footer in sorted(found.parts.items()):
-        path = storage.join(directory, footer.info.name)
-        if not belongs_to(footer, run) or footer.info.key != key:
-            raise PipelineError(
-                f"{path} belongs to another run than its manifest; keep one run per "
-                "output directory (rerun solve-dataset with --overwrite)"
-            )
-        stats += Stats.of_table(read_columns(path, list(STATS_COLUMNS)))
-        infos.append(footer.info)
+    for info in infos:
+        stats += Stats.of_table(read_columns(storage.join(directory, info.name), list(STATS_COLUMNS)))
     sources = [entry["path"] for entry in run["inputs"]]
     covered = coverage(infos, sources)
     previous = _previous_summary(directory) or {}
@@ -187,7 +172,63 @@ def summarize(directory: str | os.PathLike) -> dict[str, Any]:
         rows_kept=previous.get("resumed_rows", 0),
         missing=missing_rows(covered, sources, previous.get("missing_rows", [])),
         duplicates=duplicates_of(run, parts),
+        by_input=by_input_of(parts),
     )
+
+
+def summarize_by(directory: str | os.PathLike, column: str) -> dict[str, Any]:
+    """The numbers of the run in ``directory`` per value of ``column`` (an input column such as
+    Radcliffe's ``level``, or a result column): ``{"by": column, "complete": bool, "groups":
+    {value: numbers}}``, the numbers of ``pipeline.groups.group_summaries`` over the rows the
+    parts hold. A row whose input lacks ``column`` is counted under its input file's name.
+
+    >>> summarize_by("output", "level")["groups"]["Expert"]["grade_ladder"]  # doctest: +SKIP
+    {'prune': 0, 'singles': 0, 'intersections': 12, 'subsets': 69, 'search': 919}
+    """
+    directory = storage.location(directory)
+    run, infos = _run_parts(directory)
+    names = manifest_schema(directory).names
+    if column not in names:
+        raise PipelineError(f"the run in {directory} has no column {column!r}; it has: "
+                            f"{', '.join(names)}")
+    columns = list(dict.fromkeys([*GROUPED_COLUMNS, column]))
+    rows = read_rows([storage.join(directory, info.name) for info in infos], columns)
+    complete = coverage(infos, [entry["path"] for entry in run["inputs"]]).complete
+    return {"by": column, "complete": complete, "groups": group_summaries(rows, column)}
+
+
+def by_input_of(part_paths: list[str]) -> dict[str, Any]:
+    """The summary's ``by_input``: the numbers of ``pipeline.groups`` for each input (its
+    ``source``), from the parts ``part_paths``."""
+    return group_summaries(read_rows(part_paths, list(GROUPED_COLUMNS)), "source")
+
+
+def _run_parts(directory: str) -> tuple[dict[str, Any], list]:
+    """The run record of ``directory`` and the ``PartInfo`` of its parts, in run order, after
+    checking that every file there belongs to that run."""
+    if storage.kind(directory) != "directory":
+        raise PipelineError(f"output directory not found: {directory} (check the path)")
+    run = read_manifest(directory)
+    found = survey(directory)
+    if run is None:
+        raise PipelineError(
+            f"{directory} holds no run (no _manifest.parquet); run `sudoku-pipeline solve-dataset` "
+            "first"
+        )
+    if found.foreign:
+        raise PipelineError(
+            f"{storage.join(directory, sorted(found.foreign)[0])} was not written by "
+            "sudoku-pipeline; keep only one run's files in an output directory"
+        )
+    infos = []
+    for key, footer in sorted(found.parts.items()):
+        if not belongs_to(footer, run) or footer.info.key != key:
+            raise PipelineError(
+                f"{storage.join(directory, footer.info.name)} belongs to another run than its "
+                "manifest; keep one run per output directory (rerun solve-dataset with --overwrite)"
+            )
+        infos.append(footer.info)
+    return run, infos
 
 
 def duplicates_of(run: dict[str, Any], part_paths: list[str]) -> dict[str, Any] | None:
@@ -298,6 +339,48 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"{summary['solve_seconds']:.2f} s solving"
     )
     return "\n".join(lines)
+
+
+def format_groups(grouped: dict[str, Any]) -> str:
+    """``summarize_by``'s numbers as plain-text tables, one line per group: statuses, the grade
+    ladder (shares of the graded rows), search nodes and, when measured, rating."""
+    groups = grouped["groups"]
+    width = min(max(len(name) for name in [grouped["by"], "grade (share of graded)", *groups]), 40)
+    statuses = [s for s in STATUSES if any(g["status"][s] for g in groups.values())]
+    keys = [f"p{p}" for p in PERCENTILES] + ["max"]
+    tables = [
+        _table(grouped["by"], ["rows", *statuses], width, {
+            name: [f"{g['rows']:,}", *(f"{g['status'][s]:,}" for s in statuses)]
+            for name, g in groups.items()}),
+        _table("grade (share of graded)", ["graded", *GRADES], width, {
+            name: [f"{graded:,}", *(_share(g["grade_ladder"][rung], graded) for rung in GRADES)]
+            for name, g in groups.items() for graded in [sum(g["grade_ladder"].values())]}),
+        _table("search_nodes", keys, width, {
+            name: [_number(g["search_nodes"][k]) for k in keys] for name, g in groups.items()}),
+    ]
+    if any(g["rating"]["rows"] for g in groups.values()):
+        tables.append(_table("rating", ["rows", *keys], width, {
+            name: [f"{g['rating']['rows']:,}", *(_decimal(g["rating"][k]) for k in keys)]
+            for name, g in groups.items()}))
+    return "\n\n".join(tables)
+
+
+def _table(title: str, headers: list[str], width: int, rows: dict[str, list[str]]) -> str:
+    """A title over the groups' names (their end when too long: file names differ there), and
+    right-aligned columns."""
+    cells_width = [max(10, len(header) + 2) for header in headers]
+
+    def line(name: str, cells: list[str], indent: str) -> str:
+        shown = name if len(name) <= width else "…" + name[-(width - 1):]
+        return f"{indent}{shown:<{width + 2 - len(indent)}}" + "".join(
+            f"{text:>{cell}}" for text, cell in zip(cells, cells_width, strict=True))
+
+    return "\n".join([line(title, headers, ""),
+                      *(line(name, cells, "  ") for name, cells in rows.items())])
+
+
+def _decimal(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 def incomplete_message(summary: dict[str, Any]) -> str:

@@ -1,0 +1,197 @@
+"""The report of a run (issue 14, point 1) and the summary per group (point 2): every section is
+there, nothing is loaded from the network, the charts render in a browser, and the numbers per
+group are those polars counts."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import pipeline
+from pipeline.report import MAX_GROUPS, write_report
+from pipeline.run import solve_dataset
+from pipeline.settings import load_settings
+from pipeline.stats import Stats
+from pipeline.summary import PERCENTILES, percentile, summarize
+from tests.conftest import DATA, SAMPLE
+
+SECTIONS = ("grades", "effort", "givens", "duplicates", "rating", "backdoor", "statuses", "depth",
+            "groups", "hardest", "reasons", "run")
+# What would make a browser fetch something: a URL in src/href, a style sheet import, a CSS url.
+FETCHES = (
+    re.compile(r"""\b(?:src|href)\s*=\s*["']?\s*(?:https?:|ftp:)?//""", re.IGNORECASE),
+    re.compile(r"@import", re.IGNORECASE),
+    re.compile(r"""url\(\s*["']?\s*(?:https?:|ftp:)?//""", re.IGNORECASE),
+    re.compile(r"<(?:script|link|img|iframe|object|embed)\b", re.IGNORECASE),
+)
+
+
+@pytest.fixture(scope="module")
+def measured_run(tmp_path_factory) -> Path:
+    """The sample (every status, a collection column) and kaggle_20 (no such column), with
+    every measure, in several parts."""
+    out = tmp_path_factory.mktemp("report") / "run"
+    settings = load_settings(workers=1, batch_size=64, measures="all")
+    solve_dataset([SAMPLE, DATA / "kaggle_20.csv"], out, settings, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def report(measured_run) -> str:
+    return Path(write_report(measured_run, by="collection")).read_text()
+
+
+def test_the_report_has_every_section(report, measured_run):
+    for anchor in SECTIONS:
+        assert f'<section id="{anchor}">' in report, anchor
+    assert report.count("<svg") == 7  # grades, effort, givens, rating (2), backdoor, depth
+    assert report.count('<pre class="grid">') == 20
+    assert "expected 81 cells, got 80" in report  # a reason of an invalid row
+    assert "Up to symmetry" in report and "Not measured" not in report
+    assert "kaggle_20.csv" in report  # the group of the rows without a collection
+    summary = pipeline.read_summary(measured_run)
+    for entry in summary["inputs"]:
+        assert entry["sha256"][:16] in report and entry["path"] in report
+
+
+def test_nothing_is_loaded_from_the_network(report):
+    for pattern in FETCHES:
+        assert not pattern.search(report), pattern.search(report).group(0)
+    assert "<!DOCTYPE svg" not in report and "<metadata>" not in report
+
+
+def test_the_report_goes_beside_the_directory_never_inside(measured_run, tmp_path):
+    written = write_report(measured_run)
+    assert written == f"{measured_run}.html" and Path(written).stat().st_size < 1_000_000
+    with pytest.raises(pipeline.PipelineError, match="must hold only Parquet"):
+        write_report(measured_run, measured_run / "report.html")
+    assert {p.suffix for p in measured_run.iterdir()} == {".parquet"}
+    pl.read_parquet(measured_run)  # still one dataset
+
+
+def test_many_groups_are_capped(measured_run, tmp_path):
+    page = Path(write_report(measured_run, tmp_path / "by_grid.html", by="grid")).read_text()
+    groups = page.split('<section id="groups">', 1)[1].split("</section>", 1)[0]
+    assert groups.count("<tr>") == MAX_GROUPS + 1  # the header, the largest groups, the others
+    assert "other values" in groups
+
+
+def test_a_run_without_measures_says_what_is_missing(kaggle_csv, tmp_path):
+    out = tmp_path / "plain"
+    solve_dataset([kaggle_csv], out, load_settings(workers=1), progress=False)
+    page = Path(write_report(out)).read_text()
+    assert page.count("Not measured in this run") == 2  # rating, backdoor size
+    assert "No canonical forms in this run" in page
+
+
+def test_report_command(cli, measured_run, report, tmp_path):
+    target = tmp_path / "r.html"
+    done = cli("report", measured_run, "--by", "collection", "-o", target)
+    assert done.exit_code == 0, done.output
+    assert str(target) in done.stdout
+    assert target.read_text() == report  # the same run gives the same file
+    done = cli("report", measured_run, "--by", "levels")
+    assert done.exit_code == 2
+    assert "no column 'levels'" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+# --- summarize --by, by_input ------------------------------------------------------------------
+
+
+def _groups_by_polars(out: Path, column: str) -> dict[str, Counter]:
+    rows = pl.read_parquet(out).with_columns(
+        pl.coalesce(pl.col(column), pl.col("source").str.split("/").list.last()).alias("group"))
+    counts = rows.group_by("group", "status").len()
+    found: dict[str, Counter] = {}
+    for group, status, count in counts.iter_rows():
+        found.setdefault(group, Counter())[status] = count
+    return found
+
+
+def test_summarize_by_counts_as_polars(cli, measured_run):
+    done = cli("summarize", measured_run, "--by", "collection", "--json")
+    assert done.exit_code == 0, done.output
+    grouped = json.loads(done.stdout)
+    assert grouped["by"] == "collection" and grouped["complete"]
+    expected = _groups_by_polars(measured_run, "collection")
+    assert set(grouped["groups"]) == set(expected)
+    for name, numbers in grouped["groups"].items():
+        assert Counter({k: v for k, v in numbers["status"].items() if v}) == expected[name], name
+        assert numbers["rows"] == sum(expected[name].values())
+    first = list(grouped["groups"])[0]
+    assert first == pl.read_csv(SAMPLE, infer_schema=False)["collection"][0]  # input order
+
+
+def test_summarize_by_prints_a_table(cli, measured_run):
+    done = cli("summarize", measured_run, "--by", "status")
+    assert done.exit_code == 0, done.output
+    lines = done.stdout.splitlines()
+    assert lines[0].split()[:2] == ["status", "rows"]
+    assert {"grade (share of graded)", "search_nodes", "rating"} <= {
+        line.split("  ")[0] for line in lines}
+    counts = dict(pl.read_parquet(measured_run)["status"].value_counts().iter_rows())
+    for status, count in counts.items():
+        assert any(line.split()[:2] == [status, f"{count:,}"] for line in lines), status
+
+
+def test_summarize_by_refuses_a_column_the_run_lacks(cli, measured_run):
+    done = cli("summarize", measured_run, "--by", "level")
+    assert done.exit_code == 2 and "no column 'level'" in done.stderr
+    assert cli("summarize", measured_run, "--by", "status", "--write").exit_code == 2
+
+
+def test_the_summary_has_the_numbers_of_each_input(measured_run):
+    summary = summarize(measured_run)
+    by_input = summary["by_input"]
+    assert list(by_input) == [entry["path"] for entry in summary["inputs"]]
+    rows = pl.read_parquet(measured_run)
+    for source, numbers in by_input.items():
+        stats = Stats.of_table(rows.filter(pl.col("source") == source).to_arrow())
+        assert numbers["rows"] == stats.rows
+        assert {k: v for k, v in numbers["status"].items() if v} == dict(stats.status)
+        assert {k: v for k, v in numbers["grade_ladder"].items() if v} == dict(stats.grade)
+        for name in ("search_nodes", "rating"):
+            histogram = getattr(stats, name)
+            assert numbers[name] == {**numbers[name], **{
+                f"p{p}": percentile(histogram, p) for p in PERCENTILES},
+                "max": max(histogram, default=None)}, (source, name)
+    total = Counter()
+    for numbers in by_input.values():
+        total.update(numbers["status"])
+    assert {k: total[k] for k in summary["status"]} == summary["status"]
+
+
+# --- in a browser ------------------------------------------------------------------------------
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install "
+                    "chromium); the report's rendering is not checked in a browser")
+def test_the_charts_render_in_a_browser_offline(measured_run, tmp_path):
+    from PIL import Image
+
+    page = Path(write_report(measured_run, tmp_path / "report.html", by="collection"))
+    screenshot = tmp_path / "report.png"
+    done = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}", "--hide-scrollbars",
+         f"--screenshot={screenshot}", "--window-size=1280,2400", page.as_uri()],
+        capture_output=True, text=True, timeout=120)
+    assert screenshot.exists(), done.stderr[-2000:]
+    colours = Counter(dict((rgb, n) for n, rgb in Image.open(screenshot).convert("RGB").getcolors(
+        1 << 24)))
+    assert len(colours) > 200  # charts, not a blank page
+    # Solid areas of three charts, in their own colours: the search rung of the grade ladder,
+    # the boxes of search effort, and a backdoor size.
+    for name, rgb in {"grade: search": (0xD7, 0x30, 0x27), "effort boxes": (0xC6, 0xD4, 0xEA),
+                      "backdoor 2": (0x21, 0x71, 0xB5)}.items():
+        assert colours[rgb] > 300, name
