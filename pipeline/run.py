@@ -49,7 +49,7 @@ from pipeline.resume import (
 )
 from pipeline.settings import RUN_SETTINGS, Settings, available_cores
 from pipeline.stats import Stats
-from pipeline.summary import build_summary, duplicates_of, summarize, write_summary
+from pipeline.summary import build_summary, by_input_of, duplicates_of, summarize, write_summary
 from pipeline.work import Unit, to_ipc
 
 __all__ = ["solve_dataset"]
@@ -448,6 +448,7 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> dict[s
         rows_kept=dispatched.rows_kept,
         missing=missing,
         duplicates=duplicates_of(out.run, parts),
+        by_input=by_input_of(parts),
     )
     write_summary(out.directory, summary)
     if missing:
