@@ -53,8 +53,12 @@ from pipeline.summary import build_summary, by_input_of, duplicates_of, summariz
 from pipeline.work import Unit, to_ipc
 
 __all__ = ["solve_dataset"]
-# An easy puzzle (Project Euler 96, grid 01) to load the compiled solver before forking.
-WARM_UP = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+# Puzzles that load every compiled kernel a run's settings use, before the workers are forked
+# and before the batch size is measured: an easy one (Project Euler 96, grid 01) and one that
+# needs search, the grading rules and, when asked for, the rating and backdoor (Hutton's
+# "diabolical").
+WARM_UP = ("..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+           ".9.7..86..31..5.2.8.6........7.5...6...3.7...5...1.7........1.9.2.6..35..54..8.7.")
 T = TypeVar("T")
 # The automatic batch size (setting batch_size = 0): see ``auto_batch_rows``.
 AUTO_BATCH_SECONDS = 2.0
@@ -405,7 +409,7 @@ def _warm_up_solver(settings: Settings) -> None:
     """Load the compiled solver once here, so that forked workers inherit it."""
     import solver
 
-    grid = np.frombuffer(WARM_UP.encode(), dtype=np.uint8).reshape(1, 81)
+    grid = np.frombuffer(WARM_UP.encode(), dtype=np.uint8).reshape(-1, 81)
     solver.solve_ascii(grid, **settings.solver_options())
 
 
