@@ -219,6 +219,7 @@ def scheduler_process(tmp_path):
         process.wait()
 
 
+@pytest.mark.slow  # a real `dask scheduler` and `dask worker` processes, twice: about 30 s
 def test_a_lost_scheduler_is_one_line_and_the_same_command_continues(slow, tmp_path, scheduler_process):
     from tests import runs
 
