@@ -2,7 +2,8 @@
 a whole batch per call, the same numbers as ``solver.ladder``.
 
 A matrix of choices is 81 ``uint16`` masks, as in ``solver.fast``, whose propagation kernels do the
-naked and hidden singles here too (``_seed_root``, ``_propagate_fixpoint``).  What this module adds:
+naked and hidden singles here too (``_seed_root``, ``_propagate_fixpoint``), except in the rating's
+search, which holds its matrices as digit bands.  What this module adds:
 
 - **grade**: N and H as the root of the ``singles`` search computes them; then L over the 54
   box/line meetings, three OR-ed masks each (the shared cells, the rest of the box, the rest of
@@ -15,7 +16,11 @@ naked and hidden singles here too (``_seed_root``, ``_propagate_fixpoint``).  Wh
   differs only in the order its cell choice reads the cells (row-major order in the copy).  The
   copies are searched together: a node that several copies reach by the same path is visited
   (its closure computed) once for all of them, and each goes on with the cell it expands there.
-  Nothing is kept but each copy's depth, node count and solutions found.
+  Nothing is kept but each copy's depth, node count and solutions found.  Below the root a
+  matrix is nine digits' 81-bit sets of cells (three 27-bit bands each): a closure finds the
+  naked singles of a band, or the hidden singles of a digit in every unit, in a few dozen word
+  operations, instead of walking the 20 peers of each new singleton and the cells of each
+  changed unit; that is about four times faster, and the closures are nearly all of the time.
 - **backdoor_size**: from the singles closure of the puzzle, each open cell is filled from the
   solution and propagated incrementally; the pairs and triples build on those closures, skip the
   cells already fixed, try the cells that fix the most first, and stop at the first success.
@@ -30,7 +35,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from solver.fast import (
     ALL_UNITS,
@@ -83,18 +90,17 @@ GROUP_SIZE = 32
 class _Copies(NamedTuple):
     """The work arrays of the copies' searches (allocated once per batch).
 
-    Level ``d`` of the search holds a node's matrix and its *parts*: the copies that reached the
-    node, grouped by the cell each expands there; ``untried[d]`` holds the digits of the current
-    part's cell not yet tried.
+    Level ``d`` of the search holds a node's matrix (as digit bands, ``_close``) and its *parts*:
+    the copies that reached the node, grouped by the cell each expands there; ``untried[d]``
+    holds the digits of the current part's cell not yet tried.
     """
 
-    stack: np.ndarray  # (STACK_DEPTH, 81) uint16: the matrix of each level
+    stack: np.ndarray  # (STACK_DEPTH, BOARD_WORDS) int32: the matrix of each level
     part_cell: np.ndarray  # (STACK_DEPTH, 81) int16: the cell each part expands
     part_group: np.ndarray  # (STACK_DEPTH, 81) int64: the copies of each part, as bits
     n_parts: np.ndarray  # (STACK_DEPTH,) int16
     part_at: np.ndarray  # (STACK_DEPTH,) int16: the part being expanded
-    untried: np.ndarray  # (STACK_DEPTH,) uint16
-    queue: np.ndarray  # (QUEUE_LENGTH,) int16
+    untried: np.ndarray  # (STACK_DEPTH,) int32
     fewest_cells: np.ndarray  # (81,) int16: scratch, the open cells with the fewest choices
     part_of_cell: np.ndarray  # (81,) int16: scratch, -1 everywhere between two uses
     nodes: np.ndarray  # (GROUP_SIZE,) int64: the nodes each copy of the group visited
@@ -123,7 +129,7 @@ def ratings(grids: np.ndarray, samples: int, max_nodes: int) -> np.ndarray:
     copies = rating_copies(samples)
     positions = np.empty_like(copies)  # the inverse permutations: where each cell goes
     np.put_along_axis(positions, copies.astype(np.intp), np.arange(81, dtype=copies.dtype), axis=1)
-    _rating_batch(grids, positions, max_nodes, out, TABLES)
+    _rating_batch(grids, positions, max_nodes, out, TABLES, BANDS)
     return out
 
 
@@ -363,21 +369,69 @@ def _grade(grid, work, tables, meetings):
 
 
 # -- 5.2 rating ----------------------------------------------------------------------------------
+#
+# The copies' searches keep their matrices as digit bands: ``board[3 * d + b]`` holds, as bits
+# 0..26, the cells of band ``b`` (rows 3b .. 3b + 2, row-major) that still allow digit ``d + 1``,
+# and ``board[27 + b]`` the cells of band ``b`` whose digit is placed (taken out of their peers).
+# A node's closure is then a few dozen word operations per pass instead of a walk over the peers
+# of every new singleton: this is where the rating spends its time.
+
+BAND = (1 << 27) - 1  # the 27 cells of a band
+ROW = 0x1FF  # the 9 cells of a band's first row
+ROW_STARTS = 0x40201  # the first cell of each row of a band: ``x * ROW_STARTS`` copies a row 3 times
+BOARD_WORDS = 30  # 27 digit bands, then 3 masks of placed cells
+
+
+class _Bands(NamedTuple):
+    """The constant tables of the digit-band matrix (arguments of the compiled functions)."""
+
+    peers: np.ndarray  # (81, 3) int32: the peers of each cell, as a mask of each band
+    lone_box: np.ndarray  # (512,) int32: the boxes (3 columns each) where 9 bits have one bit
+    any_box: np.ndarray  # (512,) int32: the boxes where they have some bit
+
+
+def _bands(tables: Tables) -> _Bands:
+    peers = np.zeros((81, 3), np.int32)
+    for cell in range(81):
+        for peer in map(int, tables.peers[cell]):
+            peers[cell, peer // 27] |= 1 << (peer % 27)
+    lone_box = np.zeros(512, np.int32)
+    any_box = np.zeros(512, np.int32)
+    for columns in range(512):
+        for box in range(3):
+            here = (columns >> (3 * box)) & 7
+            if here:
+                any_box[columns] |= 7 << (3 * box)
+            if here in (1, 2, 4):
+                lone_box[columns] |= 7 << (3 * box)
+    return _Bands(peers, lone_box, any_box)
+
+
+BANDS = _bands(TABLES)
+
+
+@intrinsic
+def _lowest_bit_index(typingctx, x):
+    """The index of the lowest set bit of a nonzero int64 (LLVM's cttz)."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], cgutils.true_bit)  # true: x = 0 is never asked
+
+    return types.int64(types.int64), codegen
 
 
 @njit(cache=True, nogil=True)  # a worker's heartbeat thread runs meanwhile
-def _rating_batch(grids, positions, max_nodes, out, tables):
+def _rating_batch(grids, positions, max_nodes, out, tables, bands):
     """``out[i]``: row i's rating, NaN when a copy's search hits ``max_nodes``.  ``positions[k]``
     gives, for each cell of the puzzle, its position in copy k."""
     root = np.empty(81, np.uint16)
+    queue = np.empty(QUEUE_LENGTH, np.int16)
     copies = _Copies(
-        stack=np.empty((STACK_DEPTH, 81), np.uint16),
+        stack=np.empty((STACK_DEPTH, BOARD_WORDS), np.int32),
         part_cell=np.empty((STACK_DEPTH, 81), np.int16),
         part_group=np.empty((STACK_DEPTH, 81), np.int64),
         n_parts=np.empty(STACK_DEPTH, np.int16),
         part_at=np.empty(STACK_DEPTH, np.int16),
-        untried=np.empty(STACK_DEPTH, np.uint16),
-        queue=np.empty(QUEUE_LENGTH, np.int16),
+        untried=np.empty(STACK_DEPTH, np.int32),
         fewest_cells=np.empty(81, np.int16),
         part_of_cell=np.full(81, -1, np.int16),
         nodes=np.empty(GROUP_SIZE, np.int64),
@@ -388,13 +442,13 @@ def _rating_batch(grids, positions, max_nodes, out, tables):
     for i in range(grids.shape[0]):
         # The root of every copy is this closure, permuted: blocked or complete, every copy
         # stops there, at depth 0.
-        if _singles_closure(grids[i], root, copies.queue, tables) or _complete(root, tables):
+        if _singles_closure(grids[i], root, queue, tables) or _complete(root, tables):
             out[i] = 0.0
             continue
         total = 0
         for first in range(0, n_copies, GROUP_SIZE):
             size = min(GROUP_SIZE, n_copies - first)
-            if _search_copies(root, positions[first:first + size], max_nodes, copies, tables):
+            if _search_copies(root, positions[first:first + size], max_nodes, copies, bands):
                 total = -1
                 break
             for copy in range(size):
@@ -403,29 +457,190 @@ def _rating_batch(grids, positions, max_nodes, out, tables):
 
 
 @njit(cache=True)
-def _split(matrix, group, level, positions, copies, tables):
+def _to_board(matrix, board):
+    """The digit bands of an unblocked closure ``matrix`` (81 masks): its singletons are placed."""
+    for word in range(BOARD_WORDS):
+        board[word] = 0
+    for cell in range(81):
+        band, bit = cell // 27, np.int32(1) << (cell % 27)
+        choices = np.int32(matrix[cell])
+        for digit in range(9):
+            if (choices >> digit) & 1:
+                board[3 * digit + band] |= bit
+        if choices & (choices - 1) == 0:
+            board[27 + band] |= bit
+
+
+@njit(cache=True, inline="always")
+def _choices_of(board, cell):
+    """The digits ``cell`` allows, as a 9-bit mask."""
+    band, at = cell // 27, cell % 27
+    choices = 0
+    for digit in range(9):
+        choices |= ((np.int64(board[3 * digit + band]) >> at) & 1) << digit
+    return choices
+
+
+@njit(cache=True, inline="always")
+def _place(board, digit, band, cells, bands):
+    """The cells ``cells`` of ``band`` hold ``digit``: it leaves their peers."""
+    while cells:
+        cell = 27 * band + _lowest_bit_index(cells)
+        cells &= cells - 1
+        for other_band in range(3):
+            board[3 * digit + other_band] &= ~bands.peers[cell, other_band]
+
+
+@njit(cache=True)
+def _close(board, cell, digit, bands):
+    """Fix ``cell`` to ``digit`` (0..8) in the closure ``board`` and carry it to the closure of
+    naked and hidden singles; returns blocked.
+
+    Each pass finds every new single at once, for the whole grid: the naked ones (cells in one
+    digit's band only, counted per band by two OR-ed masks: cells seen once, cells seen twice)
+    first, then, when there are none, the hidden ones of each digit (rows, columns and boxes
+    holding it once, from its three bands); each is placed, and passes go on until one finds
+    nothing.  A cell left with no digit, or a unit with no cell for a digit, blocks the matrix;
+    two equal singles in a unit leave one of them with no digit.
+    """
+    band, bit = cell // 27, np.int64(1) << (cell % 27)
+    for other in range(9):
+        board[3 * other + band] &= ~bit
+    board[3 * digit + band] |= bit
+    board[27 + band] |= bit
+    _place(board, digit, band, bit, bands)
+    while True:
+        found = False
+        for band in range(3):
+            while True:  # a single placed here often makes another in the same band
+                once = np.int64(0)
+                twice = np.int64(0)
+                for digit in range(9):
+                    cells = np.int64(board[3 * digit + band])
+                    twice |= once & cells
+                    once |= cells
+                if once != BAND:
+                    return True
+                singles = once & ~twice & ~np.int64(board[27 + band])
+                if not singles:
+                    break
+                found = True
+                board[27 + band] |= singles
+                for digit in range(9):
+                    mine = np.int64(board[3 * digit + band]) & singles
+                    if mine:
+                        _place(board, digit, band, mine, bands)
+        if found:
+            continue
+        for digit in range(9):
+            # The columns holding the digit at all, and twice or more: first the cells of a band
+            # that some band, or two, holds the digit at, then over the band's three rows.
+            band0 = np.int64(board[3 * digit])
+            band1 = np.int64(board[3 * digit + 1])
+            band2 = np.int64(board[3 * digit + 2])
+            some = band0 | band1 | band2
+            two = (band0 & band1) | (band2 & (band0 | band1))
+            row0, row1, row2 = some & ROW, (some >> 9) & ROW, some >> 18
+            once = row0 | row1 | row2
+            twice = (((two | (two >> 9) | (two >> 18)) & ROW) | (row0 & row1)
+                     | (row2 & (row0 | row1)))
+            if once != ROW:
+                return True
+            lone = (once & ~twice) * ROW_STARTS
+            for band in range(3):
+                cells = np.int64(board[3 * digit + band])
+                row0, row1, row2 = cells & ROW, (cells >> 9) & ROW, cells >> 18
+                if row0 == 0 or row1 == 0 or row2 == 0:
+                    return True
+                columns = row0 | row1 | row2
+                if bands.any_box[columns] != ROW:
+                    return True
+                shared = (row0 & row1) | (row0 & row2) | (row1 & row2)
+                lone_here = lone | ((bands.lone_box[columns] & ~bands.any_box[shared])
+                                    * ROW_STARTS)
+                if row0 & (row0 - 1) == 0:
+                    lone_here |= ROW
+                if row1 & (row1 - 1) == 0:
+                    lone_here |= ROW << 9
+                if row2 & (row2 - 1) == 0:
+                    lone_here |= ROW << 18
+                singles = cells & lone_here & ~np.int64(board[27 + band])
+                if singles:
+                    found = True
+                    for other in range(9):
+                        board[3 * other + band] &= ~singles
+                    board[3 * digit + band] |= singles
+                    board[27 + band] |= singles
+                    _place(board, digit, band, singles, bands)
+        if not found:
+            return False
+
+
+@njit(cache=True, inline="always")
+def _popcount9(mask):
+    """The number of digits in a 9-bit mask."""
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def _fewest(board, cells):
+    """The open cells of a closure with the fewest choices, in row-major order, into ``cells``;
+    returns how many (0 when the closure is complete).
+
+    Cells with two choices, the usual case, come from three OR-ed masks per band (cells seen
+    once, twice, three times over the digits); only when there are none are choices counted.
+    """
+    n = 0
+    open_cells = 0
+    for band in range(3):
+        once = np.int64(0)
+        twice = np.int64(0)
+        thrice = np.int64(0)
+        for digit in range(9):
+            here = np.int64(board[3 * digit + band])
+            thrice |= twice & here
+            twice |= once & here
+            once |= here
+        open_cells |= twice
+        pairs = twice & ~thrice
+        while pairs:
+            cells[n] = 27 * band + _lowest_bit_index(pairs)
+            pairs &= pairs - 1
+            n += 1
+    if n or not open_cells:
+        return n
+    fewest = 10
+    for cell in range(81):
+        size = _popcount9(_choices_of(board, cell))
+        if size > 1 and size <= fewest:
+            if size < fewest:
+                fewest = size
+                n = 0
+            cells[n] = cell
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _split(board, group, level, positions, copies):
     """The parts of an unblocked node at ``level`` reached by the copies in ``group``: each copy
     expands the open cell with the fewest choices that comes first in that copy (its row-major
     first, SPEC section 2).  Returns False, with no parts, when the node is complete."""
-    fewest = 10
-    n_fewest = 0
-    for cell in range(81):
-        n = tables.popcount[matrix[cell]]
-        if n > 1 and n <= fewest:
-            if n < fewest:
-                fewest = n
-                n_fewest = 0
-            copies.fewest_cells[n_fewest] = cell
-            n_fewest += 1
+    n_fewest = _fewest(board, copies.fewest_cells)
     copies.n_parts[level] = 0
     copies.part_at[level] = 0
     copies.untried[level] = 0
     if n_fewest == 0:
         return False
     n_parts = 0
-    for copy in range(positions.shape[0]):
-        if not (group >> copy) & 1:
-            continue
+    members = group
+    while members:
+        copy = _lowest_bit_index(members)
+        members &= members - 1
         best = copies.fewest_cells[0]
         for j in range(1, n_fewest):
             cell = copies.fewest_cells[j]
@@ -442,15 +657,15 @@ def _split(matrix, group, level, positions, copies, tables):
     for part in range(n_parts):
         copies.part_of_cell[copies.part_cell[level, part]] = -1
     copies.n_parts[level] = n_parts
-    copies.untried[level] = matrix[copies.part_cell[level, 0]]
+    copies.untried[level] = _choices_of(board, copies.part_cell[level, 0])
     return True
 
 
 @njit(cache=True)
-def _search_copies(root, positions, max_nodes, copies, tables):
+def _search_copies(root, positions, max_nodes, copies, bands):
     """The ``singles`` searches (``max_solutions = 2``) of the copies whose cell positions are
-    ``positions`` (at most GROUP_SIZE), from the root closure ``root`` (neither blocked nor
-    complete); sets ``copies.depth`` and returns whether some copy hit ``max_nodes``.
+    ``positions`` (at most GROUP_SIZE), from the root closure ``root`` (81 masks, neither blocked
+    nor complete); sets ``copies.depth`` and returns whether some copy hit ``max_nodes``.
 
     The searches run together: a node is visited once for all the copies whose paths reach it,
     its closure computed once, and each copy goes on with the cell it expands there.  Each copy
@@ -465,8 +680,8 @@ def _search_copies(root, positions, max_nodes, copies, tables):
         copies.solutions[copy] = 0
     finished = np.int64(0)  # copies that found their second solution
     stack, untried, part_at = copies.stack, copies.untried, copies.part_at
-    _copy(stack[0], root)
-    _split(root, (np.int64(1) << n_copies) - 1, np.int64(0), positions, copies, tables)
+    _to_board(root, stack[0])
+    _split(stack[0], (np.int64(1) << n_copies) - 1, np.int64(0), positions, copies)
     level = 0
     while True:
         # The next child: the smallest untried digit of the current part of the nearest level
@@ -474,12 +689,13 @@ def _search_copies(root, positions, max_nodes, copies, tables):
         while level >= 0 and untried[level] == 0:
             part_at[level] += 1
             if part_at[level] < copies.n_parts[level]:
-                untried[level] = stack[level, copies.part_cell[level, part_at[level]]]
+                untried[level] = _choices_of(stack[level],
+                                             copies.part_cell[level, part_at[level]])
             else:
                 level -= 1
         if level < 0:
             return False
-        rest = np.int32(untried[level])
+        rest = np.int64(untried[level])
         bit = rest & -rest
         untried[level] = rest & ~bit
         cell = copies.part_cell[level, part_at[level]]
@@ -488,26 +704,31 @@ def _search_copies(root, positions, max_nodes, copies, tables):
             untried[level] = 0
             continue
         # Visit it, for every copy of the group.
-        for copy in range(n_copies):
-            if (group >> copy) & 1:
-                if copies.nodes[copy] >= max_nodes:
-                    return True
-                copies.nodes[copy] += 1
-                copies.depth[copy] = max(copies.depth[copy], level + 1)
+        members = group
+        while members:
+            copy = _lowest_bit_index(members)
+            members &= members - 1
+            if copies.nodes[copy] >= max_nodes:
+                return True
+            copies.nodes[copy] += 1
+            copies.depth[copy] = max(copies.depth[copy], level + 1)
         level += 1
-        matrix = stack[level]
-        _copy(matrix, stack[level - 1])
+        board = stack[level]
+        for word in range(BOARD_WORDS):
+            board[word] = stack[level - 1, word]
         untried[level] = 0
         copies.n_parts[level] = 0
         part_at[level] = 0
-        if _fill(matrix, np.int64(cell), np.int64(bit), copies.queue, tables):
+        if _close(board, np.int64(cell), _lowest_bit_index(bit), bands):
             continue
-        if not _split(matrix, group, np.int64(level), positions, copies, tables):  # complete
-            for copy in range(n_copies):
-                if (group >> copy) & 1:
-                    copies.solutions[copy] += 1
-                    if copies.solutions[copy] >= 2:
-                        finished |= np.int64(1) << copy
+        if not _split(board, group, np.int64(level), positions, copies):  # complete
+            members = group
+            while members:
+                copy = _lowest_bit_index(members)
+                members &= members - 1
+                copies.solutions[copy] += 1
+                if copies.solutions[copy] >= 2:
+                    finished |= np.int64(1) << copy
 
 
 # -- 5.3 backdoor size ---------------------------------------------------------------------------
