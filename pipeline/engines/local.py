@@ -133,11 +133,11 @@ class _FanOut:
             done, _ = wait(self.pending, timeout=self._next_look(), return_when=FIRST_COMPLETED)
             self.heartbeats.kill_silent()
             if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
-                # Every unit in flight fails with the pool: wait for all of them to settle,
-                # and for the pool's processes to be reaped, so that their exit codes are known.
+                # Every unit in flight fails with the pool: wait for all of them to settle; read
+                # how the worker died before the survivors are stopped, which would hide it.
                 done, _ = wait(self.pending)
-                self.close(kill=True)
                 death = self._death()
+                self.close(kill=True)
                 lost = sum(isinstance(future.exception(), BrokenProcessPool) for future in done)
                 log.warning(
                     "a worker process died (%s) with %d batch(es) in flight; "
@@ -227,14 +227,24 @@ class _FanOut:
         else:
             self._submit(task)
 
+    def _exit_codes(self, patience: float = 2.0) -> list[int]:
+        """The exit codes of the pool's processes that ended, the executor's SIGTERM to the
+        survivors of a broken pool last. A process that died may take a moment to be reaped:
+        wait up to ``patience`` seconds for one that did not end by that SIGTERM."""
+        deadline = time.monotonic() + patience
+        while True:
+            codes = [process.exitcode for process in self.processes if process.exitcode]
+            codes.sort(key=lambda code: code == -signal.SIGTERM)
+            if (codes and codes[0] != -signal.SIGTERM) or time.monotonic() >= deadline:
+                return codes
+            time.sleep(0.01)
+
     def _death(self) -> str:
         """How the workers of a broken pool ended, e.g. 'killed by SIGKILL'."""
         if self.heartbeats.killed:
             return (f"stopped responding: no heartbeat for {self.heartbeats.stall_seconds:g} s, "
                     "so it was killed")
-        codes = [process.exitcode for process in self.processes if process.exitcode]
-        # The executor terminates the survivors of a broken pool with SIGTERM: look past them.
-        codes.sort(key=lambda code: code == -signal.SIGTERM)
+        codes = self._exit_codes()
         if not codes:
             return "cause unknown"
         code = codes[0]
