@@ -17,9 +17,9 @@ import pyarrow as pa
 
 from pipeline.errors import PipelineError
 from pipeline.part import read_columns
+from pipeline.stats import PERCENTILES
 from solver.vocabulary import GRADES, STATUSES
 
-PERCENTILES = (50, 90, 99)
 # The result columns a grouped summary is computed from (the grouping column comes on top).
 GROUPED_COLUMNS = ("source", "status", "grade", "search_nodes", "rating")
 _ORDER = "_first_row"  # a row's position in the run, so groups come in order of first appearance

@@ -452,7 +452,8 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> dict[s
         rows_kept=dispatched.rows_kept,
         missing=missing,
         duplicates=duplicates_of(out.run, parts),
-        by_input=by_input_of(parts),
+        by_input=by_input_of([entry["path"] for entry in out.run["inputs"]],
+                             dispatched.parts.values()),
     )
     write_summary(out.directory, summary)
     if missing:

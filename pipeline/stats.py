@@ -32,6 +32,8 @@ STATS_COLUMNS = (
     "backdoor_size",
 )
 LADDER = ("prune_solvable", "singles_solvable_only", "needs_search")
+# The percentiles a summary gives of search_nodes and rating (nearest-rank).
+PERCENTILES = (50, 90, 99)
 
 
 @dataclass(frozen=True)

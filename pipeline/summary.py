@@ -16,13 +16,13 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Iterable
 from typing import Any
 
 from pipeline import storage
 from pipeline.duplicates import duplicates
 from pipeline.errors import PipelineError
-from pipeline.groups import GROUPED_COLUMNS, group_summaries, read_rows
-from pipeline.part import SUMMARY_KEY, read_columns, read_record, write_record
+from pipeline.part import SUMMARY_KEY, PartInfo, read_columns, read_record, write_record
 from pipeline.resume import (
     SUMMARY_FILE,
     belongs_to,
@@ -31,10 +31,8 @@ from pipeline.resume import (
     read_manifest,
     survey,
 )
-from pipeline.stats import LADDER, STATS_COLUMNS, Stats
+from pipeline.stats import LADDER, PERCENTILES, STATS_COLUMNS, Stats
 from solver.vocabulary import GRADES, STATUSES
-
-PERCENTILES = (50, 90, 99)
 
 
 def build_summary(
@@ -67,21 +65,14 @@ def build_summary(
     return {
         "complete": not missing and rows_in == stats.rows,
         "rows": {"in": rows_in, "out": stats.rows},
-        "status": {name: stats.status[name] for name in STATUSES},
+        "status": _status_counts(stats),
         "ladder": {name: stats.ladder[name] for name in LADDER},
         "search_depth_histogram": _json_histogram(stats.search_depth),
-        "search_nodes": {
-            **{f"p{p}": percentile(stats.search_nodes, p) for p in PERCENTILES},
-            "max": max(stats.search_nodes, default=None),
-        },
+        "search_nodes": _percentiles(stats.search_nodes),
         "givens_histogram": _json_histogram(stats.givens),
         "solution_matches": {key: stats.solution_matches[key] for key in ("true", "false")},
-        "grade_ladder": {name: stats.grade[name] for name in GRADES},
-        "rating": {
-            "rows": sum(stats.rating.values()),
-            **{f"p{p}": percentile(stats.rating, p) for p in PERCENTILES},
-            "max": max(stats.rating, default=None),
-        },
+        "grade_ladder": _grade_ladder(stats),
+        "rating": {"rows": sum(stats.rating.values()), **_percentiles(stats.rating)},
         "backdoor_size_histogram": _json_histogram(stats.backdoor_size),
         "duplicates": duplicates,
         "by_input": by_input,
@@ -98,6 +89,40 @@ def build_summary(
         "inputs": inputs,
         "output": {"directory": output, "parts": stats.parts, "batch_rows": run.get("batch_rows")},
     }
+
+
+def numbers_of(stats: Stats) -> dict[str, Any]:
+    """The numbers ``pipeline.groups`` gives for a group of rows, from the ``Stats`` of those
+    rows: rows, statuses, the grade ladder, search_nodes and rating percentiles."""
+    return {
+        "rows": stats.rows,
+        "status": _status_counts(stats),
+        "grade_ladder": _grade_ladder(stats),
+        "search_nodes": _percentiles(stats.search_nodes),
+        "rating": {"rows": sum(stats.rating.values()), **_percentiles(stats.rating)},
+    }
+
+
+def by_input_of(sources: list[str], parts: Iterable[tuple[PartInfo, Stats]]) -> dict[str, Any]:
+    """The summary's ``by_input``: ``numbers_of`` each input (``sources``, the run's inputs
+    in order), added up from the stats of its parts, so no part is read again."""
+    per_input = [Stats() for _ in sources]
+    for info, stats in parts:
+        per_input[info.file_index] += stats
+    return {source: numbers_of(stats) for source, stats in zip(sources, per_input, strict=True)}
+
+
+def _status_counts(stats: Stats) -> dict[str, int]:
+    return {name: stats.status[name] for name in STATUSES}
+
+
+def _grade_ladder(stats: Stats) -> dict[str, int]:
+    return {name: stats.grade[name] for name in GRADES}
+
+
+def _percentiles(histogram: dict[Any, int]) -> dict[str, Any]:
+    return {**{f"p{p}": percentile(histogram, p) for p in PERCENTILES},
+            "max": max(histogram, default=None)}
 
 
 def percentile(histogram: dict[Any, int], p: float) -> Any:
@@ -150,9 +175,11 @@ def summarize(directory: str | os.PathLike) -> dict[str, Any]:
     """
     directory = storage.location(directory)
     run, infos = _run_parts(directory)
-    stats = Stats()
-    for info in infos:
-        stats += Stats.of_table(read_columns(storage.join(directory, info.name), list(STATS_COLUMNS)))
+    part_stats = [
+        (info, Stats.of_table(read_columns(storage.join(directory, info.name), list(STATS_COLUMNS))))
+        for info in infos
+    ]
+    stats = sum((stats for _, stats in part_stats), Stats())
     sources = [entry["path"] for entry in run["inputs"]]
     covered = coverage(infos, sources)
     previous = _previous_summary(directory) or {}
@@ -172,7 +199,7 @@ def summarize(directory: str | os.PathLike) -> dict[str, Any]:
         rows_kept=previous.get("resumed_rows", 0),
         missing=missing_rows(covered, sources, previous.get("missing_rows", [])),
         duplicates=duplicates_of(run, parts),
-        by_input=by_input_of(parts),
+        by_input=by_input_of(sources, part_stats),
     )
 
 
@@ -191,16 +218,13 @@ def summarize_by(directory: str | os.PathLike, column: str) -> dict[str, Any]:
     if column not in names:
         raise PipelineError(f"the run in {directory} has no column {column!r}; it has: "
                             f"{', '.join(names)}")
+    # Imported here: polars takes 0.15 s to import, which every run would pay at its start.
+    from pipeline.groups import GROUPED_COLUMNS, group_summaries, read_rows
+
     columns = list(dict.fromkeys([*GROUPED_COLUMNS, column]))
     rows = read_rows([storage.join(directory, info.name) for info in infos], columns)
     complete = coverage(infos, [entry["path"] for entry in run["inputs"]]).complete
     return {"by": column, "complete": complete, "groups": group_summaries(rows, column)}
-
-
-def by_input_of(part_paths: list[str]) -> dict[str, Any]:
-    """The summary's ``by_input``: the numbers of ``pipeline.groups`` for each input (its
-    ``source``), from the parts ``part_paths``."""
-    return group_summaries(read_rows(part_paths, list(GROUPED_COLUMNS)), "source")
 
 
 def _run_parts(directory: str) -> tuple[dict[str, Any], list]:
