@@ -312,7 +312,8 @@ def format_summary(summary: dict[str, Any]) -> str:
         "",
         f"{'difficulty ladder':<26}{'rows':>12}{'share':>9}",
         *(
-            f"  {label:<24}{ladder.get(key, 0):>12,}{_share(ladder.get(key, 0), rows_out):>9}"
+            f"  {label:<24}{ladder.get(key, 0):>12,}{_share(ladder.get(key, 0), laddered):>9}"
+            for laddered in [sum(ladder.values())]  # neither invalid nor contradictory
             for key, label in (
                 ("prune_solvable", "prune-solvable"),
                 ("singles_solvable_only", "singles-solvable only"),
