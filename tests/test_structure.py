@@ -48,3 +48,14 @@ def test_the_readme_table_names_every_setting_and_its_option():
     rows = re.findall(r"^\| `(\w+)` \| `(--[\w-]+)`", section, flags=re.MULTILINE)
     assert [name for name, _ in rows] == list(SETTING_NAMES)
     assert all(option == "--" + name.replace("_", "-") for name, option in rows)
+
+
+def test_the_spec_travels_with_the_project_whole():
+    """docs/SPEC.md is the team's specification, every section of it (the README cites
+    sections 1 to 6); where the team's copy is at hand, it is that copy byte for byte."""
+    spec = (ROOT / "docs" / "SPEC.md").read_text()
+    for section in range(1, 7):
+        assert re.search(rf"^## {section}\. ", spec, re.MULTILINE), f"section {section}"
+    shared = ROOT.parent / "shared" / "SPEC.md"
+    if shared.is_file():
+        assert spec == shared.read_text()
