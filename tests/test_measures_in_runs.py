@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import csv
 
+import numpy as np
 import polars as pl
 import pytest
 
 import pipeline
 import solver
+from pipeline.duplicates import _classes, _count_distinct
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.summary import summarize
@@ -109,3 +111,12 @@ def test_the_readme_split_recipe_keeps_classes_on_one_side(measured_run):
     test = rows.filter(bucket >= 8).collect()
     assert train.height and test.height
     assert train.join(test, on="canonical").height == 0
+
+
+def test_classes_are_found_by_sorting_with_their_first_row():
+    forms = np.array([5, 3, 5, 0, 3, 3, 7], np.uint64)  # 0: a row without a form
+    values, first, counts = _classes(forms)
+    assert values.tolist() == [0, 3, 5, 7]
+    assert first.tolist() == [3, 1, 0, 6] and counts.tolist() == [1, 3, 2, 1]
+    assert [array.tolist() for array in _classes(np.zeros(0, np.uint64))] == [[], [], []]
+    assert _count_distinct(forms.copy()) == 4 and _count_distinct(np.zeros(0, np.uint64)) == 0
