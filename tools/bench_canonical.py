@@ -25,12 +25,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench_solver import machine  # noqa: E402  (tools/ is on sys.path when run as a script)
+from bench_solver import DEFAULT_DATASETS, datasets_missing, machine  # noqa: E402  (tools/ is on sys.path when run as a script)
 
 from solver.canonical import TABLES, canonical_batch, canonical_grids  # noqa: E402
 from solver.grid import CELL_OF_BYTE, INVALID_BYTE  # noqa: E402
-
-DEFAULT_DATASETS = ROOT.parent / "shared" / "datasets"
 
 # (file, CSV column or None for one puzzle a line, target puzzles/s per core or None)
 SETS = [
@@ -107,9 +105,7 @@ def main() -> int:
     print(f"machine: {machine()}")
     print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f} (other processes skew the figures)"
           .format(*os.getloadavg()))
-    if not args.datasets.is_dir():
-        print(f"The public datasets are not here ({args.datasets}): nothing to measure. "
-              "Run beside the team's shared/ folder or pass --datasets DIR.")
+    if datasets_missing(args.datasets):
         return 0
     print(f"datasets: {args.datasets}; one core; median of {args.repeats} runs after a warm-up; "
           "puzzles/s and us/puzzle in CPU time")

@@ -23,7 +23,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-from bench_solver import DEFAULT_DATASETS, grids_of, load, machine, sample  # tools/ on sys.path
+from bench_solver import (  # tools/ on sys.path
+    DEFAULT_DATASETS,
+    datasets_missing,
+    grids_of,
+    load,
+    machine,
+    sample,
+)
 
 import solver
 from solver.api import statuses
@@ -118,9 +125,7 @@ def main() -> int:
     args = parser.parse_args()
     print("# Measures benchmark (SPEC section 5)")
     print(f"machine: {machine()}")
-    if not args.datasets.is_dir():
-        print(f"The public datasets are not here ({args.datasets}): nothing to measure. "
-              "Run beside the team's shared/ folder or pass --datasets DIR.")
+    if datasets_missing(args.datasets):
         return 0
     print(f"datasets: {args.datasets}; median of {args.repeats} runs after a warm-up; one core")
     start = time.perf_counter()

@@ -44,6 +44,15 @@ SETS = [
 ]
 
 
+def datasets_missing(datasets: Path, nothing: str = "nothing to measure") -> bool:
+    """True, after saying so plainly, when the public datasets are not at ``datasets``."""
+    if datasets.is_dir():
+        return False
+    print(f"The public datasets are not here ({datasets}): {nothing}. "
+          "Run beside the team's shared/ folder or pass --datasets DIR.")
+    return True
+
+
 def machine() -> str:
     model = "unknown CPU"
     try:
@@ -155,9 +164,7 @@ def main() -> int:
     args = parser.parse_args()
     print("# Solver benchmark")
     print(f"machine: {machine()}")
-    if not args.datasets.is_dir():
-        print(f"The public datasets are not here ({args.datasets}): nothing to measure. "
-              "Run beside the team's shared/ folder or pass --datasets DIR.")
+    if datasets_missing(args.datasets):
         return 0
     print(f"datasets: {args.datasets}; median of {args.repeats} runs; engine fast unless said")
     start = time.perf_counter()

@@ -27,7 +27,7 @@ import csv
 from pathlib import Path
 
 import numpy as np
-from bench_solver import DEFAULT_DATASETS, load, machine  # tools/ is on sys.path
+from bench_solver import DEFAULT_DATASETS, datasets_missing, load, machine  # tools/ is on sys.path
 
 import solver
 from solver.grid import ascii_rows
@@ -138,9 +138,7 @@ def main() -> int:
     args = parser.parse_args()
     print("# Difficulty against the public record (SPEC section 5)")
     print(f"\nmachine: {machine()}")
-    if not args.datasets.is_dir():
-        print(f"\nThe public datasets are not here ({args.datasets}): nothing to report. "
-              "Run beside the team's shared/ folder or pass --datasets DIR.")
+    if datasets_missing(args.datasets, "nothing to report"):
         return 0
     if (args.datasets / RADCLIFFE).exists():
         radcliffe(args.datasets / RADCLIFFE, args.samples)

@@ -22,10 +22,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from solver.canonical import canonical_ascii  # noqa: E402
+from bench_solver import DEFAULT_DATASETS, datasets_missing  # noqa: E402  (tools/ on sys.path)
 
-DEFAULT_DATASETS = ROOT.parent / "shared" / "datasets"
-BLANKS = str.maketrans({blank: "." for blank in "0 -_"})
+from solver.canonical import canonical_ascii  # noqa: E402
+from solver.vocabulary import BLANKS  # noqa: E402
+
+TO_DOTS = str.maketrans({blank: "." for blank in BLANKS})
 
 
 def read_puzzles(path: Path) -> list[str]:
@@ -38,7 +40,7 @@ def read_puzzles(path: Path) -> list[str]:
 
 def forms(puzzles: list[str]) -> tuple[list[str], list[str | None]]:
     """(exact puzzles with blanks written ``.``, canonical forms; None where not a puzzle)."""
-    exact = [p.translate(BLANKS) for p in puzzles]
+    exact = [p.translate(TO_DOTS) for p in puzzles]
     fits = [len(p) == 81 and p.isascii() for p in exact]
     rows = np.zeros((len(exact), 81), np.uint8)
     for i, p in enumerate(exact):
@@ -74,9 +76,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--datasets", type=Path, default=DEFAULT_DATASETS)
     args = parser.parse_args()
-    if not args.datasets.is_dir():
-        print(f"The public datasets are not here ({args.datasets}): nothing to report. "
-              "Run beside the team's shared/ folder or pass --datasets DIR.")
+    if datasets_missing(args.datasets, "nothing to report"):
         return 0
     paths = sorted(args.datasets.glob("*.txt")) + sorted(args.datasets.glob("*.csv"))
     print("| set | puzzles | distinct | distinct up to symmetry | largest class |")
