@@ -26,7 +26,7 @@ import pyarrow as pa
 
 from pipeline import storage
 from pipeline.engines import Engine, Failure, PartMissing, build_engine
-from pipeline.errors import PipelineError, RunIncomplete
+from pipeline.errors import PipelineError, RunIncomplete, one_line
 from pipeline.part import RESULT_COLUMNS, PartInfo, output_schema
 from pipeline.provenance import run_record
 from pipeline.read import (
@@ -349,14 +349,9 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
     except InputChanged as changed:
         _forget_parts_read_from(changed.path, result, out)
         raise
-    except PartMissing as missing:
-        if storage.kind(out.path(MANIFEST_FILE)) is None:  # rm -rf OUT && mkdir OUT
-            write_manifest(out.directory, plan.schema)
-            raise RunIncomplete(
-                f"the output directory {out.directory} was emptied during the run (the part of "
-                f"{missing.unit.part.describe()} went as soon as it was written); the parts written "
-                "since are kept: rerun the same command to solve the rest"
-            ) from None
+    except PipelineError as err:
+        if _made_again(out, plan):  # rm -rf OUT (&& mkdir OUT): where err came from
+            raise _directory_emptied(out, err) from None
         raise
     finally:
         bar.close()
@@ -365,6 +360,28 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
         for info, _ in done.values():
             storage.delete(out.path(info.name))
     return result
+
+
+def _made_again(out: Output, plan: Plan) -> bool:
+    """Whether the output directory was emptied or removed under the run (its manifest is
+    gone); if so the directory and manifest are made again, so that the parts written from
+    now on are kept and the same command continues."""
+    if storage.kind(out.path(MANIFEST_FILE)) is not None:
+        return False
+    storage.make_directory(out.directory)
+    write_manifest(out.directory, plan.schema)
+    return True
+
+
+def _directory_emptied(out: Output, err: PipelineError) -> RunIncomplete:
+    """What to say when ``err`` (a part gone as soon as written, or one that could not be
+    written) came from the output directory being emptied or removed under the run."""
+    what = (f"the part of {err.unit.part.describe()} went as soon as it was written"
+            if isinstance(err, PartMissing) else one_line(err).split("; ")[0])  # not its hint
+    return RunIncomplete(
+        f"the output directory {out.directory} was emptied or removed during the run ({what}); "
+        "the parts written since are kept: rerun the same command to solve the rest"
+    )
 
 
 def _forget_parts_read_from(path: str, result: Dispatched, out: Output) -> None:
@@ -426,8 +443,7 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> dict[s
             f"time limit of {plan.settings.time_limit:g} s reached; {stats.rows:,} rows are "
             f"solved and kept in {out.directory}; rerun the same command to continue"
         )
-    if storage.kind(out.path(MANIFEST_FILE)) is None:  # the directory was emptied under the run
-        write_manifest(out.directory, plan.schema)
+    _made_again(out, plan)
     lost = _lost_parts(out, dispatched)
     if lost:
         shown = "; ".join(info.describe() for info in lost[:3])

@@ -63,7 +63,7 @@ def test_summarize_write_of_a_stopped_run_says_it_is_incomplete_and_the_run_stil
 # --- 2. before the summary is stored, every part is looked at on disk -----------------------
 
 
-@pytest.mark.parametrize("damage", ["delete a part", "empty the directory"])
+@pytest.mark.parametrize("damage", ["delete a part", "empty the directory", "remove the directory"])
 def test_parts_lost_during_a_run_end_it_with_exit_3_and_the_same_command_repairs(
     slow, tmp_path, damage
 ):
@@ -74,20 +74,35 @@ def test_parts_lost_during_a_run_end_it_with_exit_3_and_the_same_command_repairs
     runs.wait_for_parts(out, 4, process)
     if damage == "delete a part":
         (out / "part-00000-000000.parquet").unlink()
-    else:  # rm -rf OUT && mkdir OUT
-        shutil.rmtree(out)
-        out.mkdir()
+    elif damage == "empty the directory":  # rm -rf OUT && mkdir OUT
+        empty_while_workers_write(out)
+    else:  # rm -rf OUT: the next part cannot be written
+        remove_while_workers_write(out)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 3, stderr
     if damage == "delete a part":
         assert "part(s) of this run are no longer in" in stderr
         assert "rows 0-5 of" in stderr and "rerun the same command to solve them again" in stderr
     else:  # seen when the next part is read back, or when every part is checked at the end
-        assert ("was emptied during the run" in stderr
+        assert ("was emptied or removed during the run" in stderr
                 or "part(s) of this run are no longer in" in stderr), stderr
     assert not (out / SUMMARY_FILE).exists()
 
     runs.assert_rerun_completes(args, out, reference)
+
+
+def remove_while_workers_write(out):
+    """rm -rf OUT while the run goes on. A worker may put a part in OUT between rmtree's
+    listing and its rmdir ("Directory not empty"); a user would run rm -rf again."""
+    while out.exists():
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def empty_while_workers_write(out):
+    """rm -rf OUT && mkdir OUT while the run goes on (a part may be written while OUT is not
+    there, or the pipeline may make OUT again first)."""
+    remove_while_workers_write(out)
+    out.mkdir(exist_ok=True)
 
 
 # --- 5. --overwrite deletes only what the pipeline wrote ----------------------------------
