@@ -290,14 +290,17 @@ def solve_dataset_command(
     typer.echo(format_summary(summary))
 
 
+RunDirectory = Annotated[
+    str, typer.Argument(help="Output directory (path or URL) of a solve-dataset run.")
+]
+
+
 # --- summarize --------------------------------------------------------------------------
 
 
 @app.command("summarize")
 def summarize_command(
-    directory: Annotated[
-        str, typer.Argument(help="Output directory (path or URL) of a solve-dataset run.")
-    ] = "output",
+    directory: RunDirectory = "output",
     write: Annotated[
         bool, typer.Option("--write", help="Also store it in DIRECTORY (_summary.parquet).")
     ] = False,
@@ -361,9 +364,7 @@ def _summarize_by(directory: str, column: str, as_json: bool) -> None:
 
 @app.command("report")
 def report_command(
-    directory: Annotated[
-        str, typer.Argument(help="Output directory (path or URL) of a solve-dataset run.")
-    ] = "output",
+    directory: RunDirectory = "output",
     output: Annotated[
         str | None,
         typer.Option("--output", "-o", help="The HTML file to write (outside DIRECTORY, which "
