@@ -72,7 +72,7 @@ def build_summary(
         "givens_histogram": _json_histogram(stats.givens),
         "solution_matches": {key: stats.solution_matches[key] for key in ("true", "false")},
         "grade_ladder": _grade_ladder(stats),
-        "rating": {"rows": sum(stats.rating.values()), **_percentiles(stats.rating)},
+        "rating": _rating(stats),
         "backdoor_size_histogram": _json_histogram(stats.backdoor_size),
         "duplicates": duplicates,
         "by_input": by_input,
@@ -99,7 +99,7 @@ def numbers_of(stats: Stats) -> dict[str, Any]:
         "status": _status_counts(stats),
         "grade_ladder": _grade_ladder(stats),
         "search_nodes": _percentiles(stats.search_nodes),
-        "rating": {"rows": sum(stats.rating.values()), **_percentiles(stats.rating)},
+        "rating": _rating(stats),
     }
 
 
@@ -118,6 +118,10 @@ def _status_counts(stats: Stats) -> dict[str, int]:
 
 def _grade_ladder(stats: Stats) -> dict[str, int]:
     return {name: stats.grade[name] for name in GRADES}
+
+
+def _rating(stats: Stats) -> dict[str, Any]:
+    return {"rows": sum(stats.rating.values()), **_percentiles(stats.rating)}
 
 
 def _percentiles(histogram: dict[Any, int]) -> dict[str, Any]:

@@ -186,15 +186,6 @@ def _singles_closure(grid, matrix, queue, tables):
     return _singles(matrix, queue, np.int64(0), np.int64(ALL_UNITS), tables)
 
 
-@njit(cache=True)
-def _fill(matrix, cell, digit_bit, queue, tables):
-    """Fix ``cell`` to ``digit_bit`` and propagate singles from it; returns blocked.  (Called
-    with int64 ``cell`` and ``digit_bit`` only: one compiled version.)"""
-    matrix[cell] = digit_bit
-    queue[0] = cell
-    return _singles(matrix, queue, np.int64(1), np.int64(tables.unit_bits[cell]), tables)
-
-
 @njit(cache=True, inline="always")
 def _take(matrix, cell, digits, queue, tail, dirty, tables):
     """``digits`` leave ``cell``.  Returns (blocked, tail, dirty): a cell left with one digit is
@@ -503,12 +494,7 @@ def _close(board, cell, digit, bands):
     nothing.  A cell left with no digit, or a unit with no cell for a digit, blocks the matrix;
     two equal singles in a unit leave one of them with no digit.
     """
-    band, bit = cell // 27, np.int64(1) << (cell % 27)
-    for other in range(9):
-        board[3 * other + band] &= ~bit
-    board[3 * digit + band] |= bit
-    board[27 + band] |= bit
-    _place(board, digit, band, bit, bands)
+    _fix(board, digit, cell // 27, np.int64(1) << (cell % 27), bands)
     while True:
         found = False
         for band in range(3):
@@ -567,13 +553,19 @@ def _close(board, cell, digit, bands):
                 singles = cells & lone_here & ~np.int64(board[27 + band])
                 if singles:
                     found = True
-                    for other in range(9):
-                        board[3 * other + band] &= ~singles
-                    board[3 * digit + band] |= singles
-                    board[27 + band] |= singles
-                    _place(board, digit, band, singles, bands)
+                    _fix(board, digit, band, singles, bands)
         if not found:
             return False
+
+
+@njit(cache=True, inline="always")
+def _fix(board, digit, band, cells, bands):
+    """Fix ``cells`` (of ``band``) to ``digit``: out of every other digit's band, placed."""
+    for other in range(9):
+        board[3 * other + band] &= ~cells
+    board[3 * digit + band] |= cells
+    board[27 + band] |= cells
+    _place(board, digit, band, cells, bands)
 
 
 @njit(cache=True, inline="always")
@@ -766,7 +758,9 @@ def _most_first(counts, n, order):
 @njit(cache=True, inline="always")
 def _fill_in(matrix, cell, solution, queue, tables):
     """Fill ``cell`` with its digit in ``solution`` and propagate singles; returns blocked."""
-    return _fill(matrix, np.int64(cell), np.int64(1) << (solution[cell] - 1), queue, tables)
+    matrix[cell] = np.int64(1) << (solution[cell] - 1)
+    queue[0] = cell
+    return _singles(matrix, queue, np.int64(1), np.int64(tables.unit_bits[cell]), tables)
 
 
 @njit(cache=True, inline="always")
