@@ -22,7 +22,7 @@ from solver.vocabulary import GRADES, STATUSES
 
 # The result columns a grouped summary is computed from (the grouping column comes on top).
 GROUPED_COLUMNS = ("source", "status", "grade", "search_nodes", "rating")
-_ORDER = "_first_row"  # a row's position in the run, so groups come in order of first appearance
+FIRST_ROW = "_first_row"  # a row's position in the run, so groups come in order of first appearance
 
 
 def group_key(column: str) -> pl.Expr:
@@ -30,8 +30,12 @@ def group_key(column: str) -> pl.Expr:
     column (null there: with several inputs, the columns of all of them are kept) is grouped by
     the name of its input file, so ``--by level`` on Radcliffe's set and top1465 gives the five
     levels and top1465.txt."""
-    input_name = pl.col("source").str.split("/").list.last()
-    return pl.coalesce(pl.col(column).cast(pl.String), input_name).alias("group")
+    return pl.coalesce(pl.col(column).cast(pl.String), input_name()).alias("group")
+
+
+def input_name() -> pl.Expr:
+    """The name of a row's input file (the end of its ``source``)."""
+    return pl.col("source").str.split("/").list.last()
 
 
 def group_summaries(rows: pl.LazyFrame | pl.DataFrame, by: str) -> dict[str, dict[str, Any]]:
@@ -40,12 +44,12 @@ def group_summaries(rows: pl.LazyFrame | pl.DataFrame, by: str) -> dict[str, dic
     rung), ``search_nodes`` (p50, p90, p99, max) and ``rating`` (rows, p50, p90, p99, max)."""
     rows = check_column(rows.lazy(), by)
     numbers = (
-        rows.with_row_index(_ORDER)
+        rows.with_row_index(FIRST_ROW)
         .group_by(group_key(by))
-        .agg(pl.col(_ORDER).min(), pl.len().alias("rows"), *_count_columns(),
+        .agg(pl.col(FIRST_ROW).min(), pl.len().alias("rows"), *_count_columns(),
              *_percentile_columns("search_nodes"), *_percentile_columns("rating"),
              pl.col("rating").count().alias("rating:rows"))
-        .sort(_ORDER)
+        .sort(FIRST_ROW)
         .collect()
     )
     return {record["group"]: _nested(record) for record in numbers.iter_rows(named=True)}

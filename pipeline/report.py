@@ -27,20 +27,27 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from pipeline import storage
+from pipeline.duplicates import LARGEST_CLASSES
 from pipeline.errors import PipelineError
-from pipeline.groups import PERCENTILES, check_column, group_key, group_summaries, nearest_rank
+from pipeline.groups import (
+    FIRST_ROW,
+    PERCENTILES,
+    check_column,
+    group_key,
+    group_summaries,
+    input_name,
+    nearest_rank,
+)
 from pipeline.notebook import read_run
-from pipeline.summary import read_summary, summarize
+from pipeline.summary import decimal_text, number_text, read_summary, summarize
 from pipeline.version import __version__
 from solver.bird import put, read_mat
 from solver.vocabulary import GRADES, STATUSES
 
 MAX_GROUPS = 24  # more values than this (a column of puzzles, say): the rest is one group
 HARDEST = 20
-LARGEST_CLASSES = 10
 MIN_ROWS_FOR_LINE = 10  # the median of fewer rows than this would zigzag across the heat map
 MAX_REASONS = 30
-_ORDER = "_first_row"
 GRADED = ("unique", "solved")  # the statuses with a grade (SPEC 5.1)
 
 # Easy to hard, green to red, so the ladder reads at a glance; rows without a grade in grey.
@@ -81,9 +88,9 @@ def report_location(directory: str, output: str | os.PathLike | None) -> str:
 def build_report(directory: str, *, by: str = "source") -> str:
     """The report of the run in ``directory`` as one HTML page."""
     rows = check_column(read_run(directory), by)
-    rows = capped_groups(rows.with_row_index(_ORDER), by)
+    rows = capped_groups(rows.with_row_index(FIRST_ROW), by)
     facts = gather(rows)
-    facts["groups"] = group_summaries(rows.drop(_ORDER), "group")
+    facts["groups"] = group_summaries(rows.drop(FIRST_ROW), "group")
     facts["summary"] = _run_summary(directory)
     with matplotlib.rc_context(CHART_STYLE):
         return render(facts, directory=directory, by=by)
@@ -135,17 +142,17 @@ def spread(rows: pl.LazyFrame, column: str) -> pl.LazyFrame:
     """Per group, in order of first appearance: how many values of ``column``, and its
     nearest-rank percentiles 10, 25, 50, 75, 90, 99 and maximum (what a box plot draws)."""
     return rows.group_by("group").agg(
-        pl.col(_ORDER).min(), pl.col(column).count().alias("count"),
+        pl.col(FIRST_ROW).min(), pl.col(column).count().alias("count"),
         *(nearest_rank(column, p).alias(f"p{p}") for p in (10, 25, 50, 75, 90, 99)),
         pl.col(column).max().alias("max"),
-    ).sort(_ORDER)
+    ).sort(FIRST_ROW)
 
 
 def hardest(rows: pl.LazyFrame) -> pl.LazyFrame:
     """The ``HARDEST`` graded puzzles with the highest rating, then the most search nodes (by
     search nodes alone when the run has no rating)."""
     return (rows.filter(pl.col("status").is_in(GRADED))
-            .sort(["rating", "search_nodes", _ORDER], descending=[True, True, False],
+            .sort(["rating", "search_nodes", FIRST_ROW], descending=[True, True, False],
                   nulls_last=True)
             .head(HARDEST)
             .select("grid", "group", "source", "row", "status", "givens", "grade", "rating",
@@ -173,16 +180,16 @@ def _givens_effort(rows: pl.LazyFrame) -> pl.LazyFrame:
 def _duplicate_queries(rows: pl.LazyFrame, column: str, name: str) -> dict[str, pl.LazyFrame]:
     """How many distinct values of ``column`` and how many rows repeat one, and the largest
     classes of rows sharing a value (with the first row of each)."""
-    where = pl.concat_str(pl.col("source").str.split("/").list.last(), pl.lit(":"),
+    where = pl.concat_str(input_name(), pl.lit(":"),
                           pl.col("row").cast(pl.String))
     classes = rows.drop_nulls(column).group_by(column).agg(
-        pl.len().alias("rows"), pl.col(_ORDER).min(), where.head(3).alias("where"))
+        pl.len().alias("rows"), pl.col(FIRST_ROW).min(), where.head(3).alias("where"))
     return {
         f"{name}_counts": classes.select(
             pl.len().alias("distinct"), pl.col("rows").sum().alias("rows"),
             (pl.col("rows") > 1).sum().alias("repeated_values")),
         f"{name}_classes": classes.filter(pl.col("rows") > 1)
-        .sort(["rows", _ORDER], descending=[True, False]).head(LARGEST_CLASSES),
+        .sort(["rows", FIRST_ROW], descending=[True, False]).head(LARGEST_CLASSES),
     }
 
 
@@ -284,11 +291,10 @@ def box_chart(spread: pl.DataFrame, *, label: str, log: bool) -> str:
     return to_svg(figure)
 
 
-def bar_chart(histogram: pl.DataFrame, *, xlabel: str, width: float = 0.8,
-              colour: str = BOX_COLOUR) -> str:
+def bar_chart(histogram: pl.DataFrame, *, xlabel: str, width: float = 0.8) -> str:
     """Rows per value (``value``, ``len``)."""
     figure, axes = _figure(height=2.6)
-    axes.bar(histogram["value"], histogram["len"], width=width, color=colour)
+    axes.bar(histogram["value"], histogram["len"], width=width, color=BOX_COLOUR)
     axes.set_xlabel(xlabel)
     axes.set_ylabel("rows")
     axes.grid(axis="y", color="#e4e4e4", linewidth=0.6)
@@ -403,7 +409,7 @@ def glance(facts: dict[str, Any]) -> str:
         (f"{rows:,}", "rows"),
         (f"{status.get('unique', 0) + status.get('solved', 0):,}", "unique or solved"),
         (f"{_percent(search, graded)}", "of graded puzzles need search"),
-        (f"{_number(effort['p50'])} / {_number(effort['p99'])}", "search nodes p50 / p99"),
+        (f"{number_text(effort['p50'])} / {number_text(effort['p99'])}", "search nodes p50 / p99"),
         (f"{exact['rows'] - exact['distinct']:,}" + (f" / {symmetric['rows'] - symmetric['distinct']:,}"
          if symmetric["rows"] else ""), "rows repeat a puzzle" + (
              " (exactly / up to symmetry)" if symmetric["rows"] else "")),
@@ -531,11 +537,11 @@ def groups_section(facts: dict[str, Any], by: str) -> str:
                      *(f"{status[s]:,}" for s in ("unique", "multiple")),
                      f"{numbers['rows'] - status['unique'] - status['multiple']:,}",
                      _percent(numbers["grade_ladder"]["search"], graded),
-                     *(_number(numbers["search_nodes"][k]) for k in keys),
-                     *("-" if rating[k] is None else f"{rating[k]:.2f}" for k in keys)])
+                     *(number_text(numbers["search_nodes"][k]) for k in keys),
+                     *(decimal_text(rating[k]) for k in keys)])
     headers = [_e(by), "rows", "unique", "multiple", "other", "search", *(
         f"nodes {k}" for k in keys), *(f"rating {k}" for k in keys)]
-    return _section("groups", f"Per {by}", _table(headers, rows, numeric=set(range(1, 14))),
+    return _section("groups", f"Per {by}", _table(headers, rows, numeric=set(range(1, len(headers)))),
                     f"As sudoku-pipeline summarize --by {by}; search: the share of graded puzzles "
                     "that need search.")
 
@@ -582,13 +588,13 @@ def run_section(summary: dict[str, Any]) -> str:
     """The run's settings, versions and inputs (from its stored summary)."""
     wall = summary.get("wall_seconds")
     facts = [("complete", summary["complete"]), ("rows in / out",
-             f"{_number(summary['rows']['in'])} / {summary['rows']['out']:,}"),
+             f"{number_text(summary['rows']['in'])} / {summary['rows']['out']:,}"),
              ("engine, workers", f"{summary['engine']}, {summary['workers']}"),
              ("wall time", "not recorded" if not wall else
               f"{wall:,.1f} s ({summary['puzzles_per_second']:,.0f} puzzles/s)"),
              ("parts", summary["output"]["parts"])]
     inputs = _table(["input", "format", "rows", "bytes", "sha256"], [
-        [_e(i["path"]), _e(i.get("format", "")), _number(i.get("rows")), _number(i.get("bytes")),
+        [_e(i["path"]), _e(i.get("format", "")), number_text(i.get("rows")), number_text(i.get("bytes")),
          f"<code title=\"{_e(i.get('sha256', ''))}\">{_e(str(i.get('sha256', ''))[:16])}…</code>"]
         for i in summary["inputs"]], numeric={2, 3})
     return _section("run", "The run", _pair(
@@ -648,7 +654,3 @@ def _plural(count: int, one: str, many: str) -> str:
 
 def _rows(count: int) -> str:
     return _plural(count, "row", "rows")
-
-
-def _number(value: int | None) -> str:
-    return "-" if value is None else f"{value:,}"

@@ -333,7 +333,7 @@ def format_summary(summary: dict[str, Any]) -> str:
         ),
         "",
         "search_nodes  "
-        + "   ".join(f"{key} {_number(value)}" for key, value in summary["search_nodes"].items()),
+        + "   ".join(f"{key} {number_text(value)}" for key, value in summary["search_nodes"].items()),
         "search_depth  " + _compact(summary["search_depth_histogram"]),
         "givens        " + _compact(summary["givens_histogram"]),
     ]
@@ -385,11 +385,11 @@ def format_groups(grouped: dict[str, Any]) -> str:
             name: [f"{graded:,}", *(_share(g["grade_ladder"][rung], graded) for rung in GRADES)]
             for name, g in groups.items() for graded in [sum(g["grade_ladder"].values())]}),
         _table("search_nodes", keys, width, {
-            name: [_number(g["search_nodes"][k]) for k in keys] for name, g in groups.items()}),
+            name: [number_text(g["search_nodes"][k]) for k in keys] for name, g in groups.items()}),
     ]
     if any(g["rating"]["rows"] for g in groups.values()):
         tables.append(_table("rating", ["rows", *keys], width, {
-            name: [f"{g['rating']['rows']:,}", *(_decimal(g["rating"][k]) for k in keys)]
+            name: [f"{g['rating']['rows']:,}", *(decimal_text(g["rating"][k]) for k in keys)]
             for name, g in groups.items()}))
     return "\n\n".join(tables)
 
@@ -408,7 +408,7 @@ def _table(title: str, headers: list[str], width: int, rows: dict[str, list[str]
                       *(line(name, cells, "  ") for name, cells in rows.items())])
 
 
-def _decimal(value: float | None) -> str:
+def decimal_text(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
@@ -446,7 +446,7 @@ def _share(count: int, total: int) -> str:
     return f"{100 * count / total:.1f}%" if total else "-"
 
 
-def _number(value: int | None) -> str:
+def number_text(value: int | None) -> str:
     return "-" if value is None else f"{value:,}"
 
 
