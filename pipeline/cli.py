@@ -19,7 +19,7 @@ from typing import Annotated, Any
 import typer
 
 from pipeline.errors import PipelineError, RunIncomplete
-from pipeline.settings import DECLARED, SETTING_NAMES, SOLVER_OPTIONS, Settings, load_settings
+from pipeline.settings import DECLARED, SETTING_NAMES, SOLVE_SETTINGS, Settings, load_settings
 
 app = typer.Typer(
     name="sudoku-pipeline",
@@ -74,8 +74,6 @@ def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
 
 OPTION_TYPES = {"count": int, "seconds": float, "choice": str, "text": str, "flag": bool,
                 "names": str}
-# The settings of ``solve`` (puzzles on the command line): those the solver takes.
-SOLVE_SETTINGS = SOLVER_OPTIONS
 
 
 def setting_option(name: str, *, default: Any = None) -> inspect.Parameter:
@@ -121,7 +119,7 @@ def solve_command(
         typer.Argument(help="Puzzles of 81 cells (digits 1-9, blanks . 0 space - _); none, or -, "
                        "reads one per line from standard input.", show_default=False),
     ] = None,
-    engine: Annotated[
+    implementation: Annotated[
         str, typer.Option(help="fast (numba) or reference (Bird's equations, literally).")
     ] = "fast",
     as_json: Annotated[
@@ -147,8 +145,8 @@ def solve_command(
 
     texts = _puzzles_given(puzzles)
     try:
-        options = load_settings(**settings).solver_options()
-        batch = solver.solve_strings(texts, engine=engine, **options)
+        options = load_settings(**settings).solve_options
+        batch = solver.solve_strings(texts, options, implementation=implementation)
     except (ValueError, PipelineError) as err:
         raise _fail(str(err)) from None
     results = [batch.row(i) for i in range(len(batch))]

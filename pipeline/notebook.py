@@ -53,7 +53,7 @@ def solve_frame(frame: Any, *, source: str = "frame", **settings: Any) -> Any:
     schema = output_schema(layout.schema, run_record(chosen, []))
     pieces = [
         solve_table(table.slice(start, CHUNK_ROWS), schema=schema, puzzle_column=layout.puzzle,
-                    solution_column=layout.solution, options=chosen.solver_options(),
+                    solution_column=layout.solution, options=chosen.solve_options,
                     source=source, first_row=start)
         for start in range(0, max(table.num_rows, 1), CHUNK_ROWS)
     ]

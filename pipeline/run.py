@@ -195,7 +195,7 @@ def _pilot(source: InputFile, settings: Settings) -> float:
     started = time.perf_counter()
     solved = 0
     while solved < len(grid) and time.perf_counter() - started < PILOT_SECONDS:
-        solver.solve_ascii(grid[solved:solved + 16], **settings.solver_options())
+        solver.solve_ascii(grid[solved:solved + 16], settings.solve_options)
         solved += len(grid[solved:solved + 16])
     return (time.perf_counter() - started) / solved if solved else 0.0
 
@@ -330,7 +330,7 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
                     puzzle_column=source.puzzle_column,
                     solution_column=source.solution_column,
                     schema=plan.schema,
-                    options=settings.solver_options(),
+                    options=settings.solve_options,
                     compression=plan.compression,
                     path=out.path(info.name),
                 )
@@ -427,7 +427,7 @@ def _warm_up_solver(settings: Settings) -> None:
     import solver
 
     grid = np.frombuffer(WARM_UP.encode(), dtype=np.uint8).reshape(-1, 81)
-    solver.solve_ascii(grid, **settings.solver_options())
+    solver.solve_ascii(grid, settings.solve_options)
 
 
 # --- finish ----------------------------------------------------------------------------------

@@ -6,12 +6,16 @@ the validation and the resume check are generated from these declarations; a tes
 ``configs/default.toml`` and the README's table naming the same settings.
 
 Precedence: built-in defaults < the TOML file (``--config``) < command-line options. Every
-value is validated here, once; a bad one raises ``PipelineError`` with a one-line message
-naming the setting and what it accepts.
+value is validated once, when the settings are loaded; a bad one raises ``PipelineError`` with
+a one-line message naming the setting and what it accepts. The settings that say how puzzles are
+solved are the fields of ``solver.SolveOptions``: their defaults and their validation are the
+solver's, and ``Settings.solve_options`` is the one ``SolveOptions`` a run carries to its
+workers.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -19,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import PipelineError
+from solver import options as solve
+from solver.options import DEFAULTS, SolveOptions
 from solver.vocabulary import (
     CELL_VARIANTS,
-    DEFAULT_MAX_NODES,
-    DEFAULT_RATING_SAMPLES,
     MAX_NODES_LIMIT,
     MAX_RATING_SAMPLES,
     MAX_SOLUTIONS_LIMIT,
@@ -73,16 +77,17 @@ class Settings:
                               high=MAX_BATCH_SIZE, scope="rows",
                               zero="chosen for the data: about 2 s of work a batch, at least 4 "
                               "batches a worker, at most 50,000 rows")
-    max_solutions: int = setting(2, "Stop counting solutions at this many (1: find any one).",
-                                 "count", low=1, high=MAX_SOLUTIONS_LIMIT, scope="rows")
+    max_solutions: int = setting(DEFAULTS.max_solutions,
+                                 "Stop counting solutions at this many (1: find any one).", "count",
+                                 low=1, high=MAX_SOLUTIONS_LIMIT, scope="rows")
     max_nodes: int = setting(0, "Search nodes per puzzle before budget_exceeded.", "count",
                              high=MAX_NODES_LIMIT, scope="rows",
-                             zero=f"the solver's default, {DEFAULT_MAX_NODES:,}")
-    prune: str = setting("fixpoint", "Propagation at each node (SPEC section 2).", "choice",
+                             zero=f"the solver's default, {DEFAULTS.max_nodes:,}")
+    prune: str = setting(DEFAULTS.prune, "Propagation at each node (SPEC section 2).", "choice",
                          choices=PRUNE_VARIANTS, scope="rows")
-    cell: str = setting("smallest", "The cell each node expands.", "choice",
+    cell: str = setting(DEFAULTS.cell, "The cell each node expands.", "choice",
                         choices=CELL_VARIANTS, scope="rows")
-    rules: str = setting("bird", "bird: naked singles; singles: adds hidden singles.", "choice",
+    rules: str = setting(DEFAULTS.rules, "bird: naked singles; singles: adds hidden singles.", "choice",
                          choices=RULE_SETS, scope="rows")
     column: str = setting("", "Puzzle column; empty: found by name (puzzle, quizzes, ...).",
                           "text", scope="rows", text="a column name")
@@ -100,10 +105,10 @@ class Settings:
     overwrite: bool = setting(False, "Replace a previous run in the output directory (without "
                               "it, the same run is continued and another is refused).", "flag")
     quiet: bool = setting(False, "No progress bar, no summary table.", "flag", short="q")
-    measures: tuple[str, ...] = setting((), "Measures beyond the always computed grade "
+    measures: tuple[str, ...] = setting(DEFAULTS.measures, "Measures beyond the always computed grade "
                                         "(SPEC sections 5-6), comma-separated, or all.", "names",
                                         choices=MEASURES, scope="rows")
-    rating_samples: int = setting(DEFAULT_RATING_SAMPLES, "Symmetric copies a rating averages "
+    rating_samples: int = setting(DEFAULTS.rating_samples, "Symmetric copies a rating averages "
                                   "over (SPEC 5.2).", "count", low=1, high=MAX_RATING_SAMPLES,
                                   scope="rows")
 
@@ -118,15 +123,17 @@ class Settings:
         return {name: ",".join(value) if isinstance(value := getattr(self, name), tuple)
                 else value for name in names}
 
-    def solver_options(self) -> dict[str, Any]:
-        """The keyword arguments of ``solver.solve_ascii`` these settings imply."""
-        return {name: getattr(self, name) for name in SOLVER_OPTIONS}
+    @functools.cached_property
+    def solve_options(self) -> SolveOptions:
+        """How these settings solve puzzles: the ``SolveOptions`` every unit of the run carries
+        (made once; ``load_settings`` has checked it can be)."""
+        return _solve_options(self)
 
 
-SOLVER_OPTIONS = ("max_solutions", "max_nodes", "prune", "cell", "rules", "measures",
-                  "rating_samples")
 DECLARED: dict[str, Declared] = {f.name: f.metadata["declared"] for f in fields(Settings)}
 SETTING_NAMES = tuple(DECLARED)
+# The settings that are fields of ``solver.SolveOptions``: the solver validates them.
+SOLVE_SETTINGS = tuple(name for name in SETTING_NAMES if name in solve.FIELDS)
 ROW_SETTINGS = tuple(name for name, declared in DECLARED.items() if declared.scope == "rows")
 RUN_SETTINGS = tuple(name for name, declared in DECLARED.items() if declared.scope == "run")
 
@@ -186,8 +193,20 @@ def load_settings(config: Path | str | None = None, **overrides: Any) -> Setting
     if settings.workers == 0:
         settings = replace(settings, workers=available_cores())
     if settings.max_nodes == 0:
-        settings = replace(settings, max_nodes=DEFAULT_MAX_NODES)
+        settings = replace(settings, max_nodes=DEFAULTS.max_nodes)
+    settings.solve_options  # noqa: B018 -- made, so checked, here, once; the run carries it
     return settings
+
+
+def _solve_options(settings: Settings) -> SolveOptions:
+    """The ``SolveOptions`` of ``settings``; a value the solver refuses is a one-line
+    ``PipelineError`` naming the setting."""
+    try:
+        return SolveOptions(**{name: getattr(settings, name) for name in SOLVE_SETTINGS})
+    except ValueError as err:
+        name = str(err).split(" ", 1)[0]
+        zero = DECLARED[name].zero if name in DECLARED else ""
+        raise PipelineError(f"setting {err}" + (f" (0 means {zero})" if zero else "")) from None
 
 
 def _names(name: str, value: Any, choices: tuple[str, ...]) -> tuple[str, ...]:
@@ -206,9 +225,13 @@ def _names(name: str, value: Any, choices: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def checked(name: str, value: Any) -> Any:
-    """``value`` if it is acceptable for setting ``name``, else a one-line PipelineError."""
+    """``value`` if it is acceptable for setting ``name``, else a one-line PipelineError. (The
+    values of ``SOLVE_SETTINGS`` are only put in their form here, names given as text made a
+    tuple: ``solver.SolveOptions`` validates them.)"""
     declared = DECLARED[name]
     kind = declared.kind
+    if name in SOLVE_SETTINGS:
+        return _names(name, value, declared.choices) if kind == "names" else value
     if kind == "flag":
         if not isinstance(value, bool):
             raise PipelineError(f"setting {name} must be true or false, got {value!r}")

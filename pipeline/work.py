@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -20,6 +19,7 @@ import pyarrow.compute as pc
 
 from pipeline.part import PartInfo, write_part
 from pipeline.stats import Stats
+from solver.options import SolveOptions
 from solver.vocabulary import BLANKS
 
 MISSING_PUZZLE = "missing puzzle (null)"
@@ -36,7 +36,7 @@ class Unit:
 
     ``part`` says which rows these are; ``batch`` is the rows as an Arrow IPC stream (a pickled
     Arrow slice would drag its whole parent buffer along); ``schema`` is the output schema,
-    metadata included; ``options`` are the keyword arguments of ``solver.solve_ascii``;
+    metadata included; ``options`` are how the solver solves them (the run's settings);
     ``path`` is where the part goes.
     """
 
@@ -45,7 +45,7 @@ class Unit:
     puzzle_column: str
     solution_column: str | None
     schema: pa.Schema
-    options: dict[str, Any]
+    options: SolveOptions
     compression: str
     path: str
 
@@ -86,7 +86,7 @@ def solve_table(
     schema: pa.Schema,
     puzzle_column: str,
     solution_column: str | None,
-    options: dict[str, Any],
+    options: SolveOptions,
     source: str,
     first_row: int,
 ) -> pa.Table:
@@ -97,7 +97,7 @@ def solve_table(
     puzzles = text_array(table.column(puzzle_column))
     grid, fits = ascii_grid(puzzles)
     errors = None if fits.all() else _misfit_errors(puzzles, grid, fits, solver.parse_error)
-    result = solver.solve_ascii(grid, errors=errors, **options)
+    result = solver.solve_ascii(grid, options, errors=errors)
     status = np.asarray(result.status)
     valid = np.asarray(result.valid, dtype=bool)
     has_solution = np.asarray(result.has_solution, dtype=bool) & valid

@@ -1,6 +1,6 @@
 """Richard Bird's Sudoku solver, literally (``solver.bird``) and fast (``solver.fast``).
 
-Importing the package compiles nothing and does not load numba: the fast engine is loaded
+Importing the package compiles nothing and does not load numba: the fast implementation is loaded
 the first time it runs.
 
 >>> import solver
@@ -18,30 +18,29 @@ from solver.api import (
     solve_strings,
 )
 from solver.grid import contradiction, parse_error
+from solver.jit import source_digest
+from solver.options import SolveOptions
 from solver.records import Difficulty, SearchColumns
 from solver.vocabulary import (
     CELL_VARIANTS,
     DEFAULT_MAX_NODES,
     DEFAULT_RATING_SAMPLES,
     GRADES,
+    IMPLEMENTATIONS,
     MAX_NODES_LIMIT,
     MAX_RATING_SAMPLES,
     MEASURES,
     PRUNE_VARIANTS,
     RULE_SETS,
-    SOLVER_ENGINES,
     STATUSES,
-    SearchOptions,
-    check_measures,
-    check_rating_samples,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "CELL_VARIANTS", "DEFAULT_MAX_NODES", "DEFAULT_RATING_SAMPLES", "GRADES", "MAX_NODES_LIMIT",
-    "MAX_RATING_SAMPLES", "MEASURES", "PRUNE_VARIANTS", "RULE_SETS", "SOLVER_ENGINES", "STATUSES",
-    "BatchResult", "Difficulty", "Result", "SearchColumns", "SearchOptions", "check_measures",
-    "check_rating_samples", "contradiction", "difficulty", "parse_error", "solve", "solve_ascii",
-    "solve_grids", "solve_strings", "__version__",
+    "CELL_VARIANTS", "DEFAULT_MAX_NODES", "DEFAULT_RATING_SAMPLES", "GRADES", "IMPLEMENTATIONS",
+    "MAX_NODES_LIMIT", "MAX_RATING_SAMPLES", "MEASURES", "PRUNE_VARIANTS", "RULE_SETS",
+    "STATUSES", "BatchResult", "Difficulty", "Result", "SearchColumns", "SolveOptions",
+    "contradiction", "difficulty", "parse_error", "solve", "solve_ascii", "solve_grids",
+    "solve_strings", "source_digest", "__version__",
 ]

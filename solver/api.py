@@ -1,11 +1,12 @@
 """The public face of the solver: parse a puzzle, solve one or a batch, get SPEC section 3 numbers.
 
 ``solve`` takes one puzzle string; ``solve_ascii`` takes a batch as an (n, 81) array of ASCII
-bytes (what the pipeline holds); ``solve_strings`` takes a sequence of strings.  All three run
-either engine: ``"fast"`` (numba, ``solver.fast`` and ``solver.fast_ladder``, imported on first
-use) or ``"reference"`` (Bird's equations, ``solver.bird`` and ``solver.ladder``); both give the
-same numbers, to the node.  Besides SPEC section 3's columns they give section 5's ``grade``
-(always) and, when ``measures`` asks for them, ``rating`` and ``backdoor_size``.
+bytes (what the pipeline holds); ``solve_strings`` takes a sequence of strings.  Each takes a
+``SolveOptions`` (or its fields as keywords) and runs either implementation: ``"fast"`` (numba,
+``solver.fast`` and ``solver.fast_ladder``, imported on first use) or ``"reference"`` (Bird's
+equations, ``solver.bird`` and ``solver.ladder``); both give the same numbers, to the node.
+Besides SPEC section 3's columns they give section 5's ``grade`` (always) and, when
+``measures`` asks for them, ``rating`` and ``backdoor_size``.
 """
 
 from __future__ import annotations
@@ -18,18 +19,9 @@ import numpy as np
 
 from solver import bird, ladder
 from solver.grid import ascii_rows, contradiction, grids_from_ascii, parse_error, text_of
+from solver.options import SolveOptions, check_choice, options_with
 from solver.records import MISSING, Difficulty, SearchColumns
-from solver.vocabulary import (
-    DEFAULT_MAX_NODES,
-    DEFAULT_RATING_SAMPLES,
-    GRADES,
-    SOLVER_ENGINES,
-    STATUSES,
-    SearchOptions,
-    check_choice,
-    check_measures,
-    check_rating_samples,
-)
+from solver.vocabulary import GRADES, IMPLEMENTATIONS, STATUSES
 
 
 @dataclass(frozen=True)
@@ -114,35 +106,33 @@ class BatchResult:
         )
 
 
-def solve_grids(grids: np.ndarray, *, max_solutions: int = 2, max_nodes: int = DEFAULT_MAX_NODES,
-                prune: str = "fixpoint", cell: str = "smallest", rules: str = "bird",
-                engine: str = "fast") -> SearchColumns:
-    """Search well-formed grids ((n, 81) values 0..9): what the search found, per row."""
-    options = SearchOptions(max_solutions, max_nodes, prune, cell, rules)
-    check_choice("engine", engine, SOLVER_ENGINES)
+def solve_grids(grids: np.ndarray, options: SolveOptions | None = None, *,
+                implementation: str = "fast", **changes) -> SearchColumns:
+    """Search well-formed grids ((n, 81) values 0..9): what the search found, per row.
+    ``changes`` replace fields of ``options`` (``solver.SolveOptions``)."""
+    options = options_with(options, changes)
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
-    if engine == "reference":
+    if _implementation(implementation) == "reference":
         return _reference_grids(grids, options)
     from solver import fast
 
     return fast.solve_grids(grids, options)
 
 
-def solve_ascii(rows: np.ndarray, *, max_solutions: int = 2, max_nodes: int = DEFAULT_MAX_NODES,
-                prune: str = "fixpoint", cell: str = "smallest", rules: str = "bird",
-                engine: str = "fast", errors: Sequence[str | None] | None = None,
-                measures: Sequence[str] = (),
-                rating_samples: int = DEFAULT_RATING_SAMPLES) -> BatchResult:
+def solve_ascii(rows: np.ndarray, options: SolveOptions | None = None, *,
+                implementation: str = "fast", errors: Sequence[str | None] | None = None,
+                **changes) -> BatchResult:
     """Solve a batch given as an (n, 81) uint8 array of the puzzles' ASCII bytes.
 
     A row holding any byte but a digit or a blank is ``invalid``.  ``errors`` may give a parse
     error for rows known to be invalid already (e.g. of the wrong length): those rows are invalid
-    whatever their bytes.  ``measures`` names the optional measures of SPEC sections 5 and 6 to
-    compute (``"rating"``, over ``rating_samples`` copies each searched with ``max_nodes``,
-    ``"backdoor"`` and ``"canonical"``); ``grade`` is always computed.
+    whatever their bytes.  ``options`` (or its fields as keywords, ``changes``) says how to
+    search and which optional measures of SPEC sections 5 and 6 to compute (``"rating"``, over
+    ``rating_samples`` copies each searched with ``max_nodes``, ``"backdoor"`` and
+    ``"canonical"``); ``grade`` is always computed.
     """
-    measures = check_measures(measures)
-    check_rating_samples(rating_samples)
+    options = options_with(options, changes)
+    _implementation(implementation)
     rows = np.ascontiguousarray(rows, dtype=np.uint8).reshape(-1, 81)
     grids, bad = grids_from_ascii(rows)
     error: list[str | None] = [None] * len(rows)
@@ -151,34 +141,34 @@ def solve_ascii(rows: np.ndarray, *, max_solutions: int = 2, max_nodes: int = DE
         bad |= np.array([e is not None for e in error], bool).reshape(-1)
     for i in np.flatnonzero(bad):
         error[i] = error[i] or parse_error(rows[i].tobytes().decode("utf-8", "replace"))
-    found = solve_grids(grids, max_solutions=max_solutions, max_nodes=max_nodes, prune=prune,
-                        cell=cell, rules=rules, engine=engine)
+    found = solve_grids(grids, options, implementation=implementation)
     status = statuses(bad, found.contradictory, found.budget_exceeded, found.n_solutions,
-                      max_solutions)
+                      options.max_solutions)
     for i in np.flatnonzero(status == STATUSES.index("contradictory")):
         error[i] = contradiction(grids[i])
-    measured = difficulty(grids, status, found, measures=measures, rating_samples=rating_samples,
-                          max_nodes=max_nodes, engine=engine)
+    measured = difficulty(grids, status, found, options, implementation=implementation)
     return BatchResult(
         status=status, error=error, valid=~bad, givens=found.givens, n_solutions=found.n_solutions,
-        solutions_capped=found.n_solutions >= max_solutions, prune_solvable=found.prune_solvable,
+        solutions_capped=found.n_solutions >= options.max_solutions,
+        prune_solvable=found.prune_solvable,
         singles_solvable=found.singles_solvable, search_depth=found.search_depth,
         search_nodes=found.search_nodes, first_solution=found.first_solution,
         has_solution=(found.n_solutions > 0) & ~bad, solve_us=found.solve_ns / 1000.0,
         grade=measured.grade, rating=measured.rating, backdoor_size=measured.backdoor_size,
-        canonical=canonical_forms(grids, ~bad, engine) if "canonical" in measures
+        canonical=canonical_forms(grids, ~bad, implementation) if options.measured("canonical")
         else np.zeros((len(grids), 81), np.uint8),
     )
 
 
-def canonical_forms(grids: np.ndarray, valid: np.ndarray, engine: str = "fast") -> np.ndarray:
+def canonical_forms(grids: np.ndarray, valid: np.ndarray,
+                    implementation: str = "fast") -> np.ndarray:
     """SPEC section 6's canonical form of each valid row of ``grids``, as (n, 81) ASCII bytes
     (zero bytes where ``valid`` is False): ``solver.canonical`` (numba) or, for the reference
-    engine, ``solver.canonical_reference``, which walks the symmetries one by one."""
+    implementation, ``solver.canonical_reference``, which walks the symmetries one by one."""
     forms = np.zeros((len(grids), 81), np.uint8)
     if not valid.any():
         return forms
-    if engine == "reference":
+    if _implementation(implementation) == "reference":
         from solver.canonical_reference import canonical_reference
 
         for i in np.flatnonzero(valid):
@@ -198,18 +188,18 @@ def statuses(invalid: np.ndarray, contradictory: np.ndarray, budget_exceeded: np
     return np.select(conditions, range(6), default=6).astype(np.uint8)
 
 
-def solve_strings(puzzles: Sequence[str], **options) -> BatchResult:
+def solve_strings(puzzles: Sequence[str], options: SolveOptions | None = None, *,
+                  implementation: str = "fast", **changes) -> BatchResult:
     """Solve a sequence of puzzle strings; options as ``solve_ascii``."""
     rows, errors = ascii_rows(puzzles)
-    return solve_ascii(rows, errors=errors, **options)
+    return solve_ascii(rows, options, implementation=implementation, errors=errors, **changes)
 
 
-def solve(puzzle: str, *, max_solutions: int = 2, max_nodes: int = DEFAULT_MAX_NODES,
-          prune: str = "fixpoint", cell: str = "smallest", rules: str = "bird",
-          engine: str = "fast", measures: Sequence[str] = (),
-          rating_samples: int = DEFAULT_RATING_SAMPLES) -> Result:
+def solve(puzzle: str, options: SolveOptions | None = None, *, implementation: str = "fast",
+          **changes) -> Result:
     """Solve one puzzle (81 characters, blanks ``.0 -_``) and report SPEC section 3's numbers,
-    its ``grade`` and the section 5 ``measures`` asked for.
+    its ``grade`` and the section 5 ``measures`` asked for (``options``, or its fields as
+    keywords).
 
     >>> solve("." * 81).status
     'multiple'
@@ -218,10 +208,11 @@ def solve(puzzle: str, *, max_solutions: int = 2, max_nodes: int = DEFAULT_MAX_N
     >>> (r.grade, r.rating, r.backdoor_size)
     ('singles', 0.0, 0)
     """
-    batch = solve_strings([puzzle], max_solutions=max_solutions, max_nodes=max_nodes,
-                          prune=prune, cell=cell, rules=rules, engine=engine, measures=measures,
-                          rating_samples=rating_samples)
-    return batch.row(0)
+    return solve_strings([puzzle], options, implementation=implementation, **changes).row(0)
+
+
+def _implementation(name: str) -> str:
+    return check_choice("implementation", name, IMPLEMENTATIONS)
 
 
 # -- SPEC section 5, on the rows it applies to ----------------------------------------------------
@@ -231,22 +222,21 @@ GRADED = (STATUSES.index("solved"), STATUSES.index("unique"))
 UNIQUE = STATUSES.index("unique")
 
 
-def difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns, *,
-               measures: Sequence[str] = (), rating_samples: int = DEFAULT_RATING_SAMPLES,
-               max_nodes: int = DEFAULT_MAX_NODES, engine: str = "fast") -> Difficulty:
+def difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
+               options: SolveOptions | None = None, *, implementation: str = "fast",
+               **changes) -> Difficulty:
     """SPEC section 5 for a searched batch: ``grade`` for the rows whose ``status`` (indexes into
     STATUSES) is unique or solved, ``rating`` and ``backdoor_size`` for the unique rows when
-    ``measures`` names them (each copy of a rating searched with ``max_nodes``); nulls elsewhere.
-    ``found`` is what the search found for ``grids`` (``solve_grids``)."""
-    measures = check_measures(measures)
-    check_rating_samples(rating_samples)
-    check_choice("engine", engine, SOLVER_ENGINES)
-    measure = _fast_difficulty if engine == "fast" else _reference_difficulty
-    return measure(grids, status, found, measures, rating_samples, max_nodes)
+    ``options.measures`` names them (each copy of a rating searched with ``max_nodes``); nulls
+    elsewhere. ``found`` is what the search found for ``grids`` (``solve_grids``)."""
+    options = options_with(options, changes)
+    if _implementation(implementation) == "fast":
+        return _fast_difficulty(grids, status, found, options)
+    return _reference_difficulty(grids, status, found, options)
 
 
 def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
-                     measures: tuple[str, ...], rating_samples: int, max_nodes: int) -> Difficulty:
+                     options: SolveOptions) -> Difficulty:
     """``difficulty`` with ``solver.fast_ladder``.
 
     The search has settled the first two rungs already (``prune_solvable``, ``singles_solvable``),
@@ -265,13 +255,14 @@ def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns
         measured.grade[harder] = fast_ladder.grades(grids[harder])
     unique = status == UNIQUE
     harder = unique & ~settled
-    if "rating" in measures:
+    if options.measured("rating"):
         measured.rating[unique & settled] = 0.0
         if harder.any():
             from solver import fast_ladder
 
-            measured.rating[harder] = fast_ladder.ratings(grids[harder], rating_samples, max_nodes)
-    if "backdoor" in measures:
+            measured.rating[harder] = fast_ladder.ratings(grids[harder], options.rating_samples,
+                                                          options.max_nodes)
+    if options.measured("backdoor"):
         measured.backdoor_size[unique & settled] = 0
         if harder.any():
             from solver import fast_ladder
@@ -282,8 +273,7 @@ def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns
 
 
 def _reference_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
-                          measures: tuple[str, ...], rating_samples: int,
-                          max_nodes: int) -> Difficulty:
+                          options: SolveOptions) -> Difficulty:
     """``difficulty`` with ``solver.ladder``, one puzzle at a time."""
     measured = Difficulty.null(len(grids))
     for i in np.flatnonzero(np.isin(status, GRADED)):
@@ -291,20 +281,20 @@ def _reference_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchCo
         measured.grade[i] = GRADES.index(ladder.grade(g))
         if status[i] != UNIQUE:
             continue
-        if "rating" in measures:
-            value = ladder.rating(g, rating_samples, max_nodes)
+        if options.measured("rating"):
+            value = ladder.rating(g, options.rating_samples, options.max_nodes)
             measured.rating[i] = np.nan if value is None else value
-        if "backdoor" in measures:
+        if options.measured("backdoor"):
             solution = bird.read_mat(found.first_solution[i].tobytes().decode())
             size = ladder.backdoor_size(g, solution)
             measured.backdoor_size[i] = MISSING if size is None else size
     return measured
 
 
-# -- the reference engine behind the batch interface -----------------------------------------------
+# -- the reference implementation behind the batch interface --------------------------------------
 
 
-def _reference_grids(grids: np.ndarray, options: SearchOptions) -> SearchColumns:
+def _reference_grids(grids: np.ndarray, options: SolveOptions) -> SearchColumns:
     """``SearchColumns`` computed with Bird's equations, one puzzle at a time."""
     out = SearchColumns.empty(len(grids))
     for i, grid in enumerate(grids):

@@ -1,4 +1,4 @@
-"""Richard Bird's Sudoku solver, transliterated: the oracle every faster engine is tested against.
+"""Richard Bird's Sudoku solver, transliterated: the oracle every fast implementation is tested against.
 
 A reader holding the seeds (``../shared/seeds``) should find every equation here under its own
 name.  Seed 000 is Bird's lecture code, 001 the derivation slides, 002 the Edinburgh tutorial

@@ -42,10 +42,10 @@ from itertools import permutations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
 from solver import symmetry
 from solver.grid import CELL_OF_BYTE, parse_error, strip_line_ending
+from solver.jit import compiled
 
 PERMS3 = np.array(list(permutations(range(3))), np.int8)  # index 0 is the identity
 MAX_CANDIDATES = 2 * 1296  # transpositions x row orders: candidates are distinct prefixes of these
@@ -166,7 +166,7 @@ TABLES = _tables()
 # tuple inside a loop that branches, every access costs numba a reference count update.)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _place_row(mask, stack0, stack1, stack2, state0, state1, state2, tie, best_triple,
                best_stacks):
     """The least canonical row the source row ``mask`` can become under a candidate's column
@@ -181,7 +181,7 @@ def _place_row(mask, stack0, stack1, stack2, state0, state1, state2, tie, best_t
     return sorted_stacks & 511, (sorted_stacks >> 9) & 7, sorted_stacks >> 12, new_states
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, pattern, t):
     """Breadth first over the canonical rows 0..8: ``pattern[k]`` becomes the least row k of
     any cell symmetry whose rows 0..k-1 are least, and the returned count of candidates (in
@@ -243,7 +243,7 @@ def _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, patte
 # -- the digits -----------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _read_givens(source, row_start, cols, given_row, given_col, n_givens, best, name, seen,
                  read, improved):
     """Rename the givens of one cell symmetry by first appearance and compare them with
@@ -272,7 +272,7 @@ def _read_givens(source, row_start, cols, given_row, given_col, n_givens, best, 
     return status, n_givens
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _write_symmetry(symmetry, tr, row_starts, i, cols):
     symmetry[0] = tr
     for j in range(9):
@@ -280,7 +280,7 @@ def _write_symmetry(symmetry, tr, row_starts, i, cols):
         symmetry[10 + j] = cols[j]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _fill_row_starts(n, rows, parents, row_starts):
     """``row_starts[i, r]``: where canonical row r of survivor i starts in the source grid."""
     for i in range(n):
@@ -290,7 +290,7 @@ def _fill_row_starts(n, rows, parents, row_starts):
             k = parents[depth, k]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _n_symmetries(n, states, ties, t):
     """How many cell symmetries the ``n`` survivors stand for (column orders included)."""
     n_slot_orders, n_arrangements = t.n_slot_orders, t.n_arrangements
@@ -303,7 +303,7 @@ def _n_symmetries(n, states, ties, t):
     return total
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _digits_by_survivor(n, sources, stacks, states, ties, flip, row_starts, given_row,
                         given_col, n_givens, best, name, seen, cols, found_cols, symmetry, t):
     """The least renamed givens: every column order of every survivor, read in turn."""
@@ -345,7 +345,7 @@ def _digits_by_survivor(n, sources, stacks, states, ties, flip, row_starts, give
     _write_symmetry(symmetry, flip[0, found], row_starts, found, found_cols)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _allows(stacks, states, ties, i, order, perms3, same_run, allows_order):
     """Column order number ``order`` is one of those survivor ``i``'s tied groups allow: each
     slot holds a stack tied to that slot, its columns in an order the stack's ties allow."""
@@ -361,7 +361,7 @@ def _allows(stacks, states, ties, i, order, perms3, same_run, allows_order):
     return True
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _same_rows(flip, row_starts, i, j, depth):
     """Survivors i and j agree on the transposition and rows 0..depth."""
     if flip[0, i] != flip[0, j]:
@@ -372,7 +372,7 @@ def _same_rows(flip, row_starts, i, j, depth):
     return True
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _digits_by_column_order(n, sources, stacks, states, ties, flip, row_starts, block_end,
                             given_row, given_col, n_givens, best, name, seen, symmetry, t):
     """The least renamed givens when the survivors stand for many symmetries (dense grids: a
@@ -416,7 +416,7 @@ def _digits_by_column_order(n, sources, stacks, states, ties, flip, row_starts, 
     _write_symmetry(symmetry, flip[0, found], row_starts, found, order_cols[found_order])
 
 
-@njit(cache=True)
+@compiled
 def _canonical_one(grid, out, symmetry, work, t):
     """Write the canonical form of ``grid`` (81 values 0..9) into ``out`` (81 ASCII bytes) and
     the cell symmetry reaching it into ``symmetry``: transposed, the 9 source rows, the 9 source
@@ -460,7 +460,7 @@ def _canonical_one(grid, out, symmetry, work, t):
         out[given_row[k] * 9 + given_col[k]] = 48 + best[k]
 
 
-@njit(cache=True)
+@compiled
 def _work():
     """The scratch arrays of ``_canonical_one``, allocated once per batch."""
     return (np.zeros((2, 81), np.uint8),  # sources: the grid, and transposed
@@ -484,7 +484,7 @@ def _work():
             np.zeros((9, MAX_CANDIDATES), np.int32))  # block_end
 
 
-@njit(cache=True, nogil=True)  # a worker's heartbeat thread runs while a batch is canonicalised
+@compiled(nogil=True)  # a worker's heartbeat thread runs while a batch is canonicalised
 def canonical_batch(grids, out, symmetries, t):
     """``_canonical_one`` for every row of ``grids`` ((n, 81) values 0..9; rows holding
     ``INVALID_BYTE`` are left as zero bytes)."""
@@ -501,7 +501,7 @@ def canonical_batch(grids, out, symmetries, t):
             _canonical_one(grids[i], out[i], symmetries[i], work, t)
 
 
-@njit(cache=True)
+@compiled
 def _cells_of_ascii(rows, cell_of_byte):
     grids = np.empty(rows.shape, np.uint8)
     for i in range(rows.shape[0]):

@@ -1,4 +1,4 @@
-"""The fast engine: Bird's search on bit masks, compiled with numba, a whole batch per call.
+"""The fast implementation: Bird's search on bit masks, compiled with numba, a whole batch per call.
 
 It visits exactly the nodes of ``solver.bird.search`` (SPEC section 2) and reports the same numbers;
 only the representation differs:
@@ -17,31 +17,35 @@ only the representation differs:
 - the search is an explicit depth-first loop over a preallocated stack of 83 matrices: no
   allocation per node, nothing per node but a copy of 81 masks.
 
-Everything is compiled with ``cache=True`` so a machine pays the compilation once, ever, and
-lazily: importing this module compiles nothing. The batch entry point releases the GIL
+The propagation kernels are ``solver.kernels``'. Everything is compiled with an on-disk cache
+(``solver.jit``) so a machine pays the compilation once per version of the source, and lazily:
+importing this module compiles nothing. The batch entry point releases the GIL
 (``nogil=True``), so other threads of the process (a worker's heartbeat) run while it solves.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
-from solver.grid import TABLES, Tables
+from solver.grid import TABLES
+from solver.jit import compiled
+from solver.kernels import (
+    ALL,
+    ALL_UNITS,
+    QUEUE_LENGTH,
+    STACK_DEPTH,
+    now_ns,
+    pick_cell,
+    propagate_fixpoint,
+    seed_root,
+)
+from solver.options import SolveOptions
 from solver.records import SearchColumns
-from solver.vocabulary import SearchOptions
 
-__all__ = ["ALL", "TABLES", "SearchColumns", "Tables", "solve_grids"]
-
-ALL = 0x1FF  # the nine digits
-ALL_UNITS = (1 << 27) - 1
-STACK_DEPTH = 83  # at most 81 open cells, plus the root, plus the child being entered
-QUEUE_LENGTH = 256  # a singleton is queued at most once per cell between two expansions
+__all__ = ["solve_grids"]
 
 
-def solve_grids(grids: np.ndarray, options: SearchOptions) -> SearchColumns:
+def solve_grids(grids: np.ndarray, options: SolveOptions) -> SearchColumns:
     """Search every row of ``grids`` ((n, 81) uint8, 0 = blank, 1..9 = given) in one compiled
     call, with the variant and caps of ``options``."""
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
@@ -51,166 +55,10 @@ def solve_grids(grids: np.ndarray, options: SearchOptions) -> SearchColumns:
     return found
 
 
-# clock_gettime(CLOCK_MONOTONIC) through the C library by symbol name: ~20 ns a call, and unlike
-# a ctypes pointer it keeps the functions cacheable.
-_clock_gettime = types.ExternalFunction("clock_gettime", types.int32(types.int32, types.voidptr))
-CLOCK_MONOTONIC = 1
-
-
-@intrinsic
-def _as_voidptr(typingctx, address):
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return types.voidptr(address), codegen
-
-
-@njit(cache=True)
-def _now_ns(timespec):
-    _clock_gettime(CLOCK_MONOTONIC, _as_voidptr(timespec.ctypes.data))
-    return timespec[0] * 1_000_000_000 + timespec[1]
-
-
 # -- propagation ----------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
-def _eliminate(matrix, queue, head, tail, dirty, hidden_singles, tables):
-    """Take each queued singleton's digit out of its peers until the queue is empty.
-
-    Returns (blocked, tail, dirty).  A peer that already is that singleton makes the matrix
-    unsafe; a peer left with one digit joins the queue; ``dirty`` gains the units of every cell
-    that changed (only those can hold a new hidden single; tracked only for ``hidden_singles``).
-    """
-    while head < tail:
-        cell = queue[head]
-        head += 1
-        bit = np.int32(matrix[cell])
-        for k in range(20):
-            peer = tables.peers[cell, k]
-            peer_choices = np.int32(matrix[peer])
-            if peer_choices & bit:
-                if peer_choices == bit:
-                    return True, tail, dirty
-                peer_choices &= ~bit
-                matrix[peer] = peer_choices
-                if hidden_singles:
-                    dirty |= tables.unit_bits[peer]
-                if tables.popcount[peer_choices] == 1:
-                    queue[tail] = peer
-                    tail += 1
-    return False, tail, dirty
-
-
-@njit(cache=True, inline="always")
-def _hidden_singles(matrix, queue, tail, dirty, tables):
-    """Hidden singles in the ``dirty`` units.  Returns (blocked, tail, dirty): the new singletons
-    are queued, and ``dirty`` is left with the units of the cells they changed.
-
-    Per unit: ``seen`` holds the digits seen at least once, ``seen_twice`` those seen twice or
-    more, so ``seen & ~seen_twice`` are the digits with exactly one home.  A digit with no home
-    blocks the matrix, and so does a cell that is the only home of two digits (whichever it
-    takes, the other has none).
-    """
-    changed = 0
-    for unit in range(27):
-        if not (dirty >> unit) & 1:
-            continue
-        seen = 0
-        seen_twice = 0
-        for k in range(9):
-            cell_choices = np.int32(matrix[tables.units[unit, k]])
-            seen_twice |= seen & cell_choices
-            seen |= cell_choices
-        if seen != ALL:
-            return True, tail, 0
-        one_home = seen & ~seen_twice
-        if one_home == 0:
-            continue
-        for k in range(9):
-            cell = tables.units[unit, k]
-            cell_choices = np.int32(matrix[cell])
-            hit = cell_choices & one_home
-            if hit and tables.popcount[cell_choices] > 1:
-                if tables.popcount[hit] > 1:
-                    return True, tail, 0
-                matrix[cell] = hit
-                changed |= tables.unit_bits[cell]
-                queue[tail] = cell
-                tail += 1
-    return False, tail, changed
-
-
-@njit(cache=True, inline="always")
-def _propagate_fixpoint(matrix, queue, tail, dirty, hidden_singles, tables):
-    """``fix prune`` (and, with ``hidden_singles``, hidden singles too) of a matrix whose
-    unpropagated singletons are ``queue[:tail]`` and whose ``dirty`` units may hold hidden
-    singles.  Returns blocked."""
-    head = 0
-    while True:
-        blocked, tail, dirty = _eliminate(matrix, queue, head, tail, dirty, hidden_singles, tables)
-        if blocked:
-            return True
-        if not hidden_singles:
-            return False
-        head = tail
-        blocked, tail, dirty = _hidden_singles(matrix, queue, tail, dirty, tables)
-        if blocked:
-            return True
-        if tail == head:
-            return False
-
-
-@njit(cache=True, inline="always")
-def _seed_root(grid, matrix, blanks, tables):
-    """``fix prune (choices grid)`` for the root, by sweeps over the blank cells; returns the
-    number of cells it leaves open, or -1 when the root is blocked.
-
-    ``placed[u]`` holds the digits of the singletons of unit ``u``; a blank may hold what none of
-    its three units has placed, and one left with a single digit is placed in turn, until a
-    sweep places nothing.  That is the closure of naked-single elimination, the fixpoint of
-    ``prune``, reached without visiting peers one by one (most puzzles of a dataset are settled
-    here).  A given repeated in a unit, or a blank with nothing left, blocks the root.
-    """
-    placed = np.zeros(27, np.int32)
-    n_blanks = 0
-    for cell in range(81):
-        digit = grid[cell]
-        if digit:
-            bit = 1 << (digit - 1)
-            matrix[cell] = bit
-            for k in range(3):
-                unit = tables.unit_of[cell, k]
-                if placed[unit] & bit:
-                    return -1
-                placed[unit] |= bit
-        else:
-            blanks[n_blanks] = cell
-            n_blanks += 1
-    progress = True
-    while progress:
-        progress = False
-        still_open = 0
-        for j in range(n_blanks):
-            cell = blanks[j]
-            units = tables.unit_of[cell]
-            left = ALL & ~(placed[units[0]] | placed[units[1]] | placed[units[2]])
-            matrix[cell] = left
-            if left == 0:
-                return -1
-            if tables.popcount[left] == 1:
-                placed[units[0]] |= left
-                placed[units[1]] |= left
-                placed[units[2]] |= left
-                progress = True
-            else:
-                blanks[still_open] = cell
-                still_open += 1
-        n_blanks = still_open
-    return n_blanks
-
-
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _prune_once(matrix, tables):
     """Bird's ``prune`` (one pass): rows, then columns, then boxes; returns ``blocked``."""
     for unit in range(27):
@@ -227,7 +75,7 @@ def _prune_once(matrix, tables):
     return _blocked(matrix, tables)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _blocked(matrix, tables):
     """blocked m = void m || not (safe m)"""
     for cell in range(81):
@@ -244,7 +92,7 @@ def _blocked(matrix, tables):
     return False
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _propagate(grid, matrix, seed, queue, root_open, prune_once, hidden_singles, tables):
     """Step 1 of a node: ``prune`` once, or to the fixpoint from the root's ``grid`` (``seed``
     < 0) or from a child's one newly fixed cell ``seed``.  Returns blocked.
@@ -257,7 +105,7 @@ def _propagate(grid, matrix, seed, queue, root_open, prune_once, hidden_singles,
             _load_choices(grid, matrix)
         return _prune_once(matrix, tables)
     if seed < 0:
-        still_open = _seed_root(grid, matrix, queue, tables)
+        still_open = seed_root(grid, matrix, queue, tables)
         root_open[0] = still_open
         if still_open <= 0:
             return still_open < 0
@@ -267,29 +115,15 @@ def _propagate(grid, matrix, seed, queue, root_open, prune_once, hidden_singles,
         queue[0] = seed
         tail = 1
         dirty = tables.unit_bits[seed]
-    return _propagate_fixpoint(matrix, queue, tail, dirty, hidden_singles, tables)
+    return propagate_fixpoint(matrix, queue, tail, dirty, hidden_singles, tables)
 
 
-@njit(cache=True, inline="always")
-def _pick_cell(matrix, first_cell, tables):
-    """The cell to expand: the first open cell, or the first with the fewest choices; -1 when
-    every cell is a singleton (complete)."""
-    best = -1
-    fewest = 10
-    for cell in range(81):
-        n = tables.popcount[matrix[cell]]
-        if n > 1 and n < fewest:
-            best = cell
-            fewest = n
-            if first_cell or n == 2:
-                break
-    return best
 
 
 # -- the search -----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@compiled
 def _contradictory(grid, tables):
     """Givens repeat a digit in some unit."""
     for unit in range(27):
@@ -304,7 +138,7 @@ def _contradictory(grid, tables):
     return False
 
 
-@njit(cache=True)
+@compiled
 def _load_choices(grid, matrix):
     """choices: a blank is every digit, a given d is {d}."""
     for cell in range(81):
@@ -312,16 +146,16 @@ def _load_choices(grid, matrix):
         matrix[cell] = ALL if digit == 0 else (1 << (digit - 1))
 
 
-@njit(cache=True)
+@compiled
 def _solvable_by_propagation(grid, scratch, queue, root_open, hidden_singles, tables):
     """``fix prune (choices g)`` (with ``hidden_singles``: and hidden singles) is complete and
     unblocked."""
     if _propagate(grid, scratch, -1, queue, root_open, False, hidden_singles, tables):
         return False
-    return _pick_cell(scratch, True, tables) < 0
+    return pick_cell(scratch, True, tables) < 0
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _search(grid, stack, untried, chosen, queue, root_open, solution, max_solutions, max_nodes,
             prune_once, first_cell, hidden_singles, tables):
     """Depth-first search from ``choices grid``, as SPEC section 2.
@@ -348,7 +182,7 @@ def _search(grid, stack, untried, chosen, queue, root_open, solution, max_soluti
         untried[depth] = 0
         if not _propagate(grid, matrix, seed, queue, root_open, prune_once, hidden_singles,
                           tables):
-            cell = _pick_cell(matrix, first_cell, tables)
+            cell = pick_cell(matrix, first_cell, tables)
             if cell < 0:
                 if depth == 0:
                     root_complete = True
@@ -377,7 +211,7 @@ def _search(grid, stack, untried, chosen, queue, root_open, solution, max_soluti
     return n_solutions, nodes, max_depth, budget_exceeded, root_complete
 
 
-@njit(cache=True, nogil=True)  # a worker's heartbeat thread runs while a batch is solved
+@compiled(nogil=True)  # a worker's heartbeat thread runs while a batch is solved
 def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, hidden_singles,
                  tables):
     """Fill the ``SearchColumns`` ``out`` for every row of ``grids``."""
@@ -390,7 +224,7 @@ def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, h
     timespec = np.zeros(2, np.int64)
 
     for i in range(grids.shape[0]):
-        start = _now_ns(timespec)
+        start = now_ns(timespec)
         grid = grids[i]
         givens = 0
         for c in range(81):
@@ -420,4 +254,4 @@ def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, h
         else:
             out.singles_solvable[i] = _solvable_by_propagation(grid, scratch, queue, root_open,
                                                                True, tables)
-        out.solve_ns[i] = _now_ns(timespec) - start
+        out.solve_ns[i] = now_ns(timespec) - start

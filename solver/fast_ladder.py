@@ -2,7 +2,7 @@
 a whole batch per call, the same numbers as ``solver.ladder``.
 
 A matrix of choices is 81 ``uint16`` masks, as in ``solver.fast``, whose propagation kernels do the
-naked and hidden singles here too (``_seed_root``, ``_propagate_fixpoint``), except in the rating's
+naked and hidden singles here too (``seed_root``, ``propagate_fixpoint``), except in the rating's
 search, which holds its matrices as digit bands.  What this module adds:
 
 - **grade**: N and H as the root of the ``singles`` search computes them; then L over the 54
@@ -25,9 +25,9 @@ search, which holds its matrices as digit bands.  What this module adds:
   solution and propagated incrementally; the pairs and triples build on those closures, skip the
   cells already fixed, try the cells that fix the most first, and stop at the first success.
 
-Everything is compiled lazily (importing this compiles nothing) with ``cache=True``.  numba's
-cache does not see edits to ``solver/fast.py``, whose kernels are inlined here: after changing
-them, clear ``solver/__pycache__`` (or touch this file) so that these functions compile again.
+Everything is compiled lazily (importing this compiles nothing), with the on-disk cache of
+``solver.jit``, which any edit of the solver's source renews: the kernels inlined here from
+``solver.kernels`` can never run stale.
 """
 
 from __future__ import annotations
@@ -35,19 +35,18 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
-from solver.fast import (
+from solver.grid import TABLES, Tables
+from solver.jit import compiled
+from solver.kernels import (
     ALL_UNITS,
     QUEUE_LENGTH,
     STACK_DEPTH,
-    _pick_cell,
-    _propagate_fixpoint,
-    _seed_root,
+    lowest_bit_index,
+    pick_cell,
+    propagate_fixpoint,
+    seed_root,
 )
-from solver.grid import TABLES, Tables
 from solver.symmetry import rating_copies
 from solver.vocabulary import GRADES
 
@@ -147,37 +146,37 @@ def backdoor_sizes(grids: np.ndarray, solutions: np.ndarray) -> np.ndarray:
 # -- shared pieces -------------------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _complete(matrix, tables):
     """Every cell is a singleton (after an unblocked propagation: the solution)."""
-    return _pick_cell(matrix, True, tables) < 0
+    return pick_cell(matrix, True, tables) < 0
 
 
 # The propagation is compiled once, as a function the others call, rather than inlined into each
 # caller, and always called with the same argument types (int64 counts and masks), so that numba
 # compiles one version of it: that keeps the cold compilation of this module short.
-@njit(cache=True)
+@compiled
 def _singles(matrix, queue, tail, dirty, tables):
     """Naked and hidden singles to their fixpoint from the singletons ``queue[:tail]`` and the
     ``dirty`` units; returns blocked."""
-    return _propagate_fixpoint(matrix, queue, tail, dirty, True, tables)
+    return propagate_fixpoint(matrix, queue, tail, dirty, True, tables)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _copy(target, source):
     """target[:] = source, without the shape check whose error message numba compiles slowly."""
     for cell in range(81):
         target[cell] = source[cell]
 
 
-@njit(cache=True)
+@compiled
 def _naked_closure(grid, matrix, queue, tables):
     """``fix prune (choices grid)`` into ``matrix``: the number of cells it leaves open, -1 when
-    it is blocked (``solver.fast._seed_root``, compiled once for every caller here)."""
-    return _seed_root(grid, matrix, queue, tables)
+    it is blocked (``solver.fast.seed_root``, compiled once for every caller here)."""
+    return seed_root(grid, matrix, queue, tables)
 
 
-@njit(cache=True)
+@compiled
 def _singles_closure(grid, matrix, queue, tables):
     """Naked and hidden singles to their fixpoint from ``choices grid``; returns blocked."""
     still_open = _naked_closure(grid, matrix, queue, tables)
@@ -186,7 +185,7 @@ def _singles_closure(grid, matrix, queue, tables):
     return _singles(matrix, queue, np.int64(0), np.int64(ALL_UNITS), tables)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _take(matrix, cell, digits, queue, tail, dirty, tables):
     """``digits`` leave ``cell``.  Returns (blocked, tail, dirty): a cell left with one digit is
     queued for naked singles, the units of a changed cell are marked for hidden singles."""
@@ -207,7 +206,7 @@ def _take(matrix, cell, digits, queue, tail, dirty, tables):
 # -- 5.1 grade -----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@compiled
 def _lock(matrix, queue, tables, meetings):
     """One pass of L over the 54 box/line meetings.  Returns (blocked, tail, dirty) as ``_take``.
 
@@ -242,7 +241,7 @@ def _lock(matrix, queue, tables, meetings):
     return False, tail, dirty
 
 
-@njit(cache=True)
+@compiled
 def _subsets(work, tables):
     """One pass of S over the units where some cell differs from ``seen`` (the matrix as it stood
     at the previous pass, which becomes the current one).  Returns (blocked, tail, dirty).
@@ -297,7 +296,7 @@ def _subsets(work, tables):
     return False, tail, dirty
 
 
-@njit(cache=True)
+@compiled
 def _close_further(work, with_subsets, tables, meetings):
     """Carry ``work.matrix`` from its N + H fixpoint on to the closure of N + H + L (+ S);
     returns blocked.
@@ -321,7 +320,7 @@ def _close_further(work, with_subsets, tables, meetings):
             return True
 
 
-@njit(cache=True, nogil=True)  # a worker's heartbeat thread runs meanwhile
+@compiled(nogil=True)  # a worker's heartbeat thread runs meanwhile
 def _grade_batch(grids, out, tables, meetings):
     """``out[i]``: the index in GRADES of row i's grade."""
     work = _Closing(
@@ -337,7 +336,7 @@ def _grade_batch(grids, out, tables, meetings):
         out[i] = _grade(grids[i], work, tables, meetings)
 
 
-@njit(cache=True)
+@compiled
 def _grade(grid, work, tables, meetings):
     """The first rung whose closure is complete and unblocked; each rung goes on from the
     closure of the one before (any order of the rules reaches the same closure)."""
@@ -401,16 +400,7 @@ def _bands(tables: Tables) -> _Bands:
 BANDS = _bands(TABLES)
 
 
-@intrinsic
-def _lowest_bit_index(typingctx, x):
-    """The index of the lowest set bit of a nonzero int64 (LLVM's cttz)."""
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], cgutils.true_bit)  # true: x = 0 is never asked
-
-    return types.int64(types.int64), codegen
-
-
-@njit(cache=True, nogil=True)  # a worker's heartbeat thread runs meanwhile
+@compiled(nogil=True)  # a worker's heartbeat thread runs meanwhile
 def _rating_batch(grids, positions, max_nodes, out, tables, bands):
     """``out[i]``: row i's rating, NaN when a copy's search hits ``max_nodes``.  ``positions[k]``
     gives, for each cell of the puzzle, its position in copy k."""
@@ -447,7 +437,7 @@ def _rating_batch(grids, positions, max_nodes, out, tables, bands):
         out[i] = np.nan if total < 0 else total / n_copies
 
 
-@njit(cache=True)
+@compiled
 def _to_board(matrix, board):
     """The digit bands of an unblocked closure ``matrix`` (81 masks): its singletons are placed."""
     for word in range(BOARD_WORDS):
@@ -462,7 +452,7 @@ def _to_board(matrix, board):
             board[27 + band] |= bit
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _choices_of(board, cell):
     """The digits ``cell`` allows, as a 9-bit mask."""
     band, at = cell // 27, cell % 27
@@ -472,17 +462,17 @@ def _choices_of(board, cell):
     return choices
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _place(board, digit, band, cells, bands):
     """The cells ``cells`` of ``band`` hold ``digit``: it leaves their peers."""
     while cells:
-        cell = 27 * band + _lowest_bit_index(cells)
+        cell = 27 * band + lowest_bit_index(cells)
         cells &= cells - 1
         for other_band in range(3):
             board[3 * digit + other_band] &= ~bands.peers[cell, other_band]
 
 
-@njit(cache=True)
+@compiled
 def _close(board, cell, digit, bands):
     """Fix ``cell`` to ``digit`` (0..8) in the closure ``board`` and carry it to the closure of
     naked and hidden singles; returns blocked.
@@ -558,7 +548,7 @@ def _close(board, cell, digit, bands):
             return False
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _fix(board, digit, band, cells, bands):
     """Fix ``cells`` (of ``band``) to ``digit``: out of every other digit's band, placed."""
     for other in range(9):
@@ -568,7 +558,7 @@ def _fix(board, digit, band, cells, bands):
     _place(board, digit, band, cells, bands)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _popcount9(mask):
     """The number of digits in a 9-bit mask."""
     count = 0
@@ -578,7 +568,7 @@ def _popcount9(mask):
     return count
 
 
-@njit(cache=True)
+@compiled
 def _fewest(board, cells):
     """The open cells of a closure with the fewest choices, in row-major order, into ``cells``;
     returns how many (0 when the closure is complete).
@@ -600,7 +590,7 @@ def _fewest(board, cells):
         open_cells |= twice
         pairs = twice & ~thrice
         while pairs:
-            cells[n] = 27 * band + _lowest_bit_index(pairs)
+            cells[n] = 27 * band + lowest_bit_index(pairs)
             pairs &= pairs - 1
             n += 1
     if n or not open_cells:
@@ -617,7 +607,7 @@ def _fewest(board, cells):
     return n
 
 
-@njit(cache=True)
+@compiled
 def _split(board, group, level, positions, copies):
     """The parts of an unblocked node at ``level`` reached by the copies in ``group``: each copy
     expands the open cell with the fewest choices that comes first in that copy (its row-major
@@ -631,7 +621,7 @@ def _split(board, group, level, positions, copies):
     n_parts = 0
     members = group
     while members:
-        copy = _lowest_bit_index(members)
+        copy = lowest_bit_index(members)
         members &= members - 1
         best = copies.fewest_cells[0]
         for j in range(1, n_fewest):
@@ -653,7 +643,7 @@ def _split(board, group, level, positions, copies):
     return True
 
 
-@njit(cache=True)
+@compiled
 def _search_copies(root, positions, max_nodes, copies, bands):
     """The ``singles`` searches (``max_solutions = 2``) of the copies whose cell positions are
     ``positions`` (at most GROUP_SIZE), from the root closure ``root`` (81 masks, neither blocked
@@ -663,7 +653,7 @@ def _search_copies(root, positions, max_nodes, copies, bands):
     its closure computed once, and each copy goes on with the cell it expands there.  Each copy
     still meets its nodes in its own depth-first order, so its node count, its budget and its
     stop at a second solution are its own search's; only ``search_depth`` is kept of what
-    ``solver.fast._search`` reports.
+    the search of ``solver.fast`` reports.
     """
     n_copies = positions.shape[0]
     for copy in range(n_copies):
@@ -698,7 +688,7 @@ def _search_copies(root, positions, max_nodes, copies, bands):
         # Visit it, for every copy of the group.
         members = group
         while members:
-            copy = _lowest_bit_index(members)
+            copy = lowest_bit_index(members)
             members &= members - 1
             if copies.nodes[copy] >= max_nodes:
                 return True
@@ -711,12 +701,12 @@ def _search_copies(root, positions, max_nodes, copies, bands):
         untried[level] = 0
         copies.n_parts[level] = 0
         part_at[level] = 0
-        if _close(board, np.int64(cell), _lowest_bit_index(bit), bands):
+        if _close(board, np.int64(cell), lowest_bit_index(bit), bands):
             continue
         if not _split(board, group, np.int64(level), positions, copies):  # complete
             members = group
             while members:
-                copy = _lowest_bit_index(members)
+                copy = lowest_bit_index(members)
                 members &= members - 1
                 copies.solutions[copy] += 1
                 if copies.solutions[copy] >= 2:
@@ -726,7 +716,7 @@ def _search_copies(root, positions, max_nodes, copies, bands):
 # -- 5.3 backdoor size ---------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)  # a worker's heartbeat thread runs meanwhile
+@compiled(nogil=True)  # a worker's heartbeat thread runs meanwhile
 def _backdoor_batch(grids, solutions, out, tables):
     """``out[i]``: row i's backdoor size, -1 when it is larger than 3."""
     start = np.empty(81, np.uint16)
@@ -742,7 +732,7 @@ def _backdoor_batch(grids, solutions, out, tables):
                                 queue, candidates, fixed, ranked, tables)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _most_first(counts, n, order):
     """The indexes 0 .. n-1 ordered by ``counts``, largest first, ties in index order (an
     insertion sort: n is at most 81, and numba compiles it in no time)."""
@@ -755,7 +745,7 @@ def _most_first(counts, n, order):
     return order[:n]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _fill_in(matrix, cell, solution, queue, tables):
     """Fill ``cell`` with its digit in ``solution`` and propagate singles; returns blocked."""
     matrix[cell] = np.int64(1) << (solution[cell] - 1)
@@ -763,12 +753,12 @@ def _fill_in(matrix, cell, solution, queue, tables):
     return _singles(matrix, queue, np.int64(1), np.int64(tables.unit_bits[cell]), tables)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _is_fixed(matrix, cell, tables):
     return tables.popcount[matrix[cell]] == 1
 
 
-@njit(cache=True)
+@compiled
 def _backdoor_size(grid, solution, start, with_one, with_two, with_three, queue, candidates,
                    fixed, ranked, tables):
     """SPEC 5.3 for one puzzle (``solver.ladder.backdoor_size`` says why starting from the

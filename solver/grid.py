@@ -1,4 +1,4 @@
-"""Grids as numbers: the unit tables every engine reads, and puzzles parsed from text or bytes.
+"""Grids as numbers: the unit tables every implementation reads, and puzzles parsed from text or bytes.
 
 A grid is 81 cell values in row-major order, 0 for a blank and 1..9 for a given (an (n, 81)
 uint8 array for a batch). Only numpy here: importing this compiles nothing.

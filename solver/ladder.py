@@ -12,7 +12,7 @@ like Bird's ``prune``, and ``closure`` applies a list of them until none changes
 ``grade`` is the first rung of the ladder whose closure solves the puzzle; ``rating`` averages the
 depth of the ``singles`` search over SPEC 5.2's fixed symmetric copies; ``backdoor_size`` counts
 the cells of the solution singles need.  Nothing here is optimised: the rules read as SPEC states
-them, and the fast engine is tested against them.
+them, and the fast implementation is tested against them.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The canonical (minlex) form of SPEC section 6: the fast engine against the reference that walks
-every symmetry, and the laws a canonical form obeys, on real and generated puzzles."""
+"""The canonical (minlex) form of SPEC section 6: the fast implementation against the reference
+that walks every symmetry, and the laws a canonical form obeys, on real and generated puzzles."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def line_orders_of(cells: np.ndarray):
 
 
 def assert_symmetric_copy(text: str, image: str) -> None:
-    """``image`` is ``text`` under some Sudoku symmetry: the engine names one and it checks out;
+    """``image`` is ``text`` under some Sudoku symmetry: the implementation names one and it checks out;
     the givens, the digit counts and the solution count are the same."""
     form, cells, relabel = canonical_with_symmetry(text)
     assert form == image
@@ -115,7 +115,7 @@ def first_of_every_set() -> list[tuple[str, str]]:
     return sorted(seen.items())
 
 
-# -- the fast engine against the reference --------------------------------------------------------
+# -- the fast implementation against the reference ------------------------------------------------
 
 
 @pytest.mark.parametrize(("name", "puzzle"), first_of_every_set(), ids=lambda x: x[:24])

@@ -25,7 +25,7 @@ def test_solve_prints_puzzle_solution_and_statistics():
 
 def test_solve_reference_engine_gives_the_same_statistics():
     fast = runner.invoke(app, ["solve", HUTTON["gentle"]]).output.splitlines()
-    reference = runner.invoke(app, ["solve", HUTTON["gentle"], "--engine", "reference"])
+    reference = runner.invoke(app, ["solve", HUTTON["gentle"], "--implementation", "reference"])
     assert reference.exit_code == 0
     strip_time = [line for line in fast if not line.startswith("time:")]
     assert strip_time == [line for line in reference.output.splitlines()

@@ -76,7 +76,7 @@ def solve_file(path: Path, batch_size: int = 3) -> list[tuple[str | None, str]]:
             puzzle_column=source.puzzle_column,
             solution_column=source.solution_column,
             schema=schema,
-            options={"max_nodes": 50},
+            options=solver.SolveOptions(max_nodes=50),
             compression="zstd",
             path=str(part),
         )

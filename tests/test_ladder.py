@@ -1,5 +1,5 @@
-"""SPEC section 5: ``grade``, ``rating`` and ``backdoor_size``, the fast engine against Bird-style
-reference (``solver.ladder``), their laws, worked examples of each rung, and their nulls."""
+"""SPEC section 5: ``grade``, ``rating`` and ``backdoor_size``, the fast implementation against
+Bird-style reference (``solver.ladder``), their laws, worked examples of each rung, and their nulls."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from solver.grid import ascii_rows, grids_from_ascii
 from tests.solver_cases import HUTTON, SHARED_DATASETS, as_text, excerpts, puzzles
 
 # Small enough for the reference search of every copy to stay quick in `make test`; rows whose
-# copies need more come out null, and then both engines must say so.
+# copies need more come out null, and then both implementations must say so.
 SAMPLES, BUDGET = 3, 25
 SLOW_SAMPLES, SLOW_BUDGET = 6, 300
 
@@ -80,9 +80,9 @@ def test_the_copies_are_spec_5_2_decoded_literally():
     assert symmetry.rating_copies(1)[0].tolist() != list(range(81))  # copy 0 is not the identity
 
 
-def test_a_rating_is_the_mean_depth_of_the_copies_searched_by_the_engine():
+def test_a_rating_is_the_mean_depth_of_the_copies_searched_by_the_fast_implementation():
     """An independent path: the copies as explicit grids, searched by ``solver.solve_grids``
-    (37 copies: the fast engine searches them in groups of 32, then 5)."""
+    (37 copies: the fast implementation searches them in groups of 32, then 5)."""
     texts = excerpt_texts()[::4]
     grids = grids_of(texts)
     cells = symmetry.rating_copies(37)
@@ -149,12 +149,12 @@ def test_backdoors_agree_on_every_excerpt_up_to_two_cells_and_on_one_of_three():
 
 @settings(max_examples=25, deadline=None)
 @given(puzzles(min_givens=20, max_givens=40))
-def test_engines_agree_on_generated_puzzles(text):
-    """Through the public API, nulls included: both engines, every measure."""
+def test_implementations_agree_on_generated_puzzles(text):
+    """Through the public API, nulls included: both implementations, every measure."""
     options = {"max_nodes": 300, "rules": "singles", "measures": ("rating", "backdoor"),
                "rating_samples": 2}
-    fast = solver.solve(text, engine="fast", **options)
-    reference = solver.solve(text, engine="reference", **options)
+    fast = solver.solve(text, implementation="fast", **options)
+    reference = solver.solve(text, implementation="reference", **options)
     assert (fast.grade, fast.rating, fast.backdoor_size) == \
         (reference.grade, reference.rating, reference.backdoor_size)
 
@@ -242,7 +242,7 @@ def assert_lower_rungs_are_the_classes(texts):
     assert np.array_equal(np.isin(grade, ["prune", "singles"])[graded],
                           found.singles_solvable[graded])
     assert np.array_equal((grade == "prune")[graded], found.prune_solvable[graded])
-    # and every row that the fast engine grades at all gets the grade of the pure function
+    # and every row that the fast implementation grades at all gets the grade of the pure function
     assert found.grade[graded].tolist() == fast_ladder.grades(grids_of(texts)[graded]).tolist()
 
 
@@ -296,8 +296,8 @@ RUNG_EXAMPLES = {
 @pytest.mark.parametrize("rung", solver.GRADES)
 def test_a_real_puzzle_of_each_rung(rung):
     text = RUNG_EXAMPLES[rung]
-    for engine in ("fast", "reference"):
-        assert solver.solve(text, engine=engine).grade == rung
+    for implementation in ("fast", "reference"):
+        assert solver.solve(text, implementation=implementation).grade == rung
     if rung in ("intersections", "subsets"):
         # the rung's own rule is what moves the closure of the rung below
         below = list(ladder.RUNGS.values())[solver.GRADES.index(rung) - 1]
@@ -348,21 +348,21 @@ UNSOLVABLE = "12345678." + "........9" + "." * 63
 def test_known_nulls():
     measures = {"measures": ("rating", "backdoor")}
     gentle = HUTTON["gentle"]
-    for engine in ("fast", "reference"):
+    for implementation in ("fast", "reference"):
         for text in ("x" * 81, "55" + "." * 79, UNSOLVABLE):
-            r = solver.solve(text, engine=engine, max_nodes=300, **measures)
-            assert (r.grade, r.rating, r.backdoor_size) == (None, None, None), (engine, text)
+            r = solver.solve(text, implementation=implementation, max_nodes=300, **measures)
+            assert (r.grade, r.rating, r.backdoor_size) == (None, None, None), (implementation, text)
         # several solutions, or a budget that runs out: no grade either
-        assert solver.solve(HUTTON["blank"], engine=engine, **measures).grade is None
-        r = solver.solve(HUTTON["diabolical"], engine=engine, max_nodes=2, **measures)
+        assert solver.solve(HUTTON["blank"], implementation=implementation, **measures).grade is None
+        r = solver.solve(HUTTON["diabolical"], implementation=implementation, max_nodes=2, **measures)
         assert (r.status, r.grade, r.rating) == ("budget_exceeded", None, None)
         # max_solutions 1: solved, graded, but not known unique
-        r = solver.solve(gentle, engine=engine, max_solutions=1, **measures)
+        r = solver.solve(gentle, implementation=implementation, max_solutions=1, **measures)
         assert (r.status, r.grade, r.rating, r.backdoor_size) == ("solved", "singles", None, None)
         # unique: graded; the optional measures only when asked for
-        r = solver.solve(gentle, engine=engine)
+        r = solver.solve(gentle, implementation=implementation)
         assert (r.grade, r.rating, r.backdoor_size) == ("singles", None, None)
-        r = solver.solve(gentle, engine=engine, **measures)
+        r = solver.solve(gentle, implementation=implementation, **measures)
         assert (r.grade, r.rating, r.backdoor_size) == ("singles", 0.0, 0)
 
 

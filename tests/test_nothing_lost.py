@@ -171,7 +171,8 @@ def test_far_more_workers_than_cores_is_a_warning(tmp_path, euler_txt, caplog):
 def test_the_node_budget_has_a_documented_maximum(tmp_path, cli, euler_txt):
     result = cli("solve-dataset", euler_txt, "-o", tmp_path / "out", "--max-nodes", str(2**62))
     assert result.exit_code == 2
-    assert "max_nodes must be a whole number from 0 to 1,000,000,000" in result.stderr
+    assert ("max_nodes must be a whole number from 1 to 1,000,000,000; got 4611686018427387904 "
+            "(0 means the solver's default, 5,000,000)") in result.stderr
     assert "1,000,000,000" in (ROOT / "README.md").read_text()
 
 

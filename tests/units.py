@@ -42,7 +42,7 @@ def make_unit(
         puzzle_column=puzzle_column,
         solution_column=solution_column,
         schema=output_schema(table.schema, run or {"settings": chosen.to_dict()}),
-        options=chosen.solver_options(),
+        options=chosen.solve_options,
         compression=chosen.compression,
         path=str(Path(directory) / part_name(0, batch_index)),
     )

@@ -1,6 +1,6 @@
 """Benchmark the Dask engine against the local pool (issue 5); prints figures, never fails on a time.
 
-The same data, the same settings and the same number of workers for both engines:
+The same data, the same settings and the same number of workers for both implementations:
 ``sudoku-pipeline solve-dataset`` run as a user would, timed from before the process starts
 to after it exits (summary written), with ``--engine local`` (the process pool) and with
 ``--engine dask`` (a LocalCluster of as many single-threaded worker processes, started and

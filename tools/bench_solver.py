@@ -1,4 +1,4 @@
-"""Solver benchmark: puzzles/s and search nodes/s per core, fast engine vs reference, per set.
+"""Solver benchmark: puzzles/s and search nodes/s per core, fast implementation vs reference, per set.
 
 Run with ``make bench`` (or ``python tools/bench_solver.py``).  Reads the big public sets from
 ``../shared/datasets`` when that folder is there (override with ``--datasets DIR``) and says so
@@ -82,7 +82,7 @@ def grids_of(puzzles: list[str]) -> np.ndarray:
 
 
 def timed(grids: np.ndarray, repeats: int, **options) -> tuple[float, solver.SearchColumns]:
-    """Median seconds of ``repeats`` runs of the fast engine on ``grids``, and the columns."""
+    """Median seconds of ``repeats`` runs of the fast implementation on ``grids``, and the columns."""
     seconds = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -117,12 +117,12 @@ def headline(datasets: Path, repeats: int) -> None:
 
 
 def speedup(datasets: Path) -> None:
-    print("\n## Fast engine vs reference (same puzzles, same numbers)")
+    print("\n## Fast implementation vs reference (same puzzles, same numbers)")
     for name, size in (("kaggle_1m_sample.csv", 200), ("top1465.txt", 20)):
         puzzles = sample(load(datasets / name), size)
         grids = grids_of(puzzles)
         start = time.perf_counter()
-        reference = solver.solve_grids(grids, engine="reference")
+        reference = solver.solve_grids(grids, implementation="reference")
         reference_s = time.perf_counter() - start
         fast_s, columns = timed(grids, 5)
         same = all(np.array_equal(a, b)  # every column but solve_ns, the last
@@ -166,10 +166,10 @@ def main() -> int:
     print(f"machine: {machine()}")
     if datasets_missing(args.datasets):
         return 0
-    print(f"datasets: {args.datasets}; median of {args.repeats} runs; engine fast unless said")
+    print(f"datasets: {args.datasets}; median of {args.repeats} runs; implementation fast unless said")
     start = time.perf_counter()
-    solver.solve("." * 81)  # load (or compile, once) the engine before timing anything
-    print(f"engine load (numba cache) {time.perf_counter() - start:.2f} s")
+    solver.solve("." * 81)  # load (or compile, once) the implementation before timing anything
+    print(f"solver load (numba cache) {time.perf_counter() - start:.2f} s")
     headline(args.datasets, args.repeats)
     speedup(args.datasets)
     if not args.quick:

@@ -1,0 +1,207 @@
+"""The kernels every compiled part of the solver shares: Bird's propagation on bit masks.
+
+A matrix of choices is 81 ``uint16`` masks, bit ``d - 1`` set when digit ``d`` is still possible.
+``seed_root`` computes ``fix prune (choices grid)`` by sweeps of per-unit masks of placed
+digits; ``propagate_fixpoint`` carries a matrix to the closure of naked singles (and, when
+asked, hidden singles) from a queue of new singletons; ``pick_cell`` is SPEC section 2's
+choice of the cell to expand. ``solver.fast`` (the search) and ``solver.fast_ladder`` (the
+measures) both build on them, through this public module only, and every compiled function is
+cached by ``solver.jit`` under the digest of the whole package's source, so an edit here can
+never leave another module's cached code running the old kernels.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from solver.jit import compiled
+
+ALL = 0x1FF  # the nine digits
+ALL_UNITS = (1 << 27) - 1
+STACK_DEPTH = 83  # at most 81 open cells, plus the root, plus the child being entered
+QUEUE_LENGTH = 256  # a singleton is queued at most once per cell between two expansions
+
+
+# clock_gettime(CLOCK_MONOTONIC) through the C library by symbol name: ~20 ns a call, and unlike
+# a ctypes pointer it keeps the functions cacheable.
+_clock_gettime = types.ExternalFunction("clock_gettime", types.int32(types.int32, types.voidptr))
+CLOCK_MONOTONIC = 1
+
+
+@intrinsic
+def _as_voidptr(typingctx, address):
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return types.voidptr(address), codegen
+
+
+@compiled
+def now_ns(timespec):
+    _clock_gettime(CLOCK_MONOTONIC, _as_voidptr(timespec.ctypes.data))
+    return timespec[0] * 1_000_000_000 + timespec[1]
+
+
+@compiled(inline="always")
+def eliminate(matrix, queue, head, tail, dirty, hidden_singles, tables):
+    """Take each queued singleton's digit out of its peers until the queue is empty.
+
+    Returns (blocked, tail, dirty).  A peer that already is that singleton makes the matrix
+    unsafe; a peer left with one digit joins the queue; ``dirty`` gains the units of every cell
+    that changed (only those can hold a new hidden single; tracked only for ``hidden_singles``).
+    """
+    while head < tail:
+        cell = queue[head]
+        head += 1
+        bit = np.int32(matrix[cell])
+        for k in range(20):
+            peer = tables.peers[cell, k]
+            peer_choices = np.int32(matrix[peer])
+            if peer_choices & bit:
+                if peer_choices == bit:
+                    return True, tail, dirty
+                peer_choices &= ~bit
+                matrix[peer] = peer_choices
+                if hidden_singles:
+                    dirty |= tables.unit_bits[peer]
+                if tables.popcount[peer_choices] == 1:
+                    queue[tail] = peer
+                    tail += 1
+    return False, tail, dirty
+
+
+@compiled(inline="always")
+def find_hidden_singles(matrix, queue, tail, dirty, tables):
+    """Hidden singles in the ``dirty`` units.  Returns (blocked, tail, dirty): the new singletons
+    are queued, and ``dirty`` is left with the units of the cells they changed.
+
+    Per unit: ``seen`` holds the digits seen at least once, ``seen_twice`` those seen twice or
+    more, so ``seen & ~seen_twice`` are the digits with exactly one home.  A digit with no home
+    blocks the matrix, and so does a cell that is the only home of two digits (whichever it
+    takes, the other has none).
+    """
+    changed = 0
+    for unit in range(27):
+        if not (dirty >> unit) & 1:
+            continue
+        seen = 0
+        seen_twice = 0
+        for k in range(9):
+            cell_choices = np.int32(matrix[tables.units[unit, k]])
+            seen_twice |= seen & cell_choices
+            seen |= cell_choices
+        if seen != ALL:
+            return True, tail, 0
+        one_home = seen & ~seen_twice
+        if one_home == 0:
+            continue
+        for k in range(9):
+            cell = tables.units[unit, k]
+            cell_choices = np.int32(matrix[cell])
+            hit = cell_choices & one_home
+            if hit and tables.popcount[cell_choices] > 1:
+                if tables.popcount[hit] > 1:
+                    return True, tail, 0
+                matrix[cell] = hit
+                changed |= tables.unit_bits[cell]
+                queue[tail] = cell
+                tail += 1
+    return False, tail, changed
+
+
+@compiled(inline="always")
+def propagate_fixpoint(matrix, queue, tail, dirty, hidden_singles, tables):
+    """``fix prune`` (and, with ``hidden_singles``, hidden singles too) of a matrix whose
+    unpropagated singletons are ``queue[:tail]`` and whose ``dirty`` units may hold hidden
+    singles.  Returns blocked."""
+    head = 0
+    while True:
+        blocked, tail, dirty = eliminate(matrix, queue, head, tail, dirty, hidden_singles, tables)
+        if blocked:
+            return True
+        if not hidden_singles:
+            return False
+        head = tail
+        blocked, tail, dirty = find_hidden_singles(matrix, queue, tail, dirty, tables)
+        if blocked:
+            return True
+        if tail == head:
+            return False
+
+
+@compiled(inline="always")
+def seed_root(grid, matrix, blanks, tables):
+    """``fix prune (choices grid)`` for the root, by sweeps over the blank cells; returns the
+    number of cells it leaves open, or -1 when the root is blocked.
+
+    ``placed[u]`` holds the digits of the singletons of unit ``u``; a blank may hold what none of
+    its three units has placed, and one left with a single digit is placed in turn, until a
+    sweep places nothing.  That is the closure of naked-single elimination, the fixpoint of
+    ``prune``, reached without visiting peers one by one (most puzzles of a dataset are settled
+    here).  A given repeated in a unit, or a blank with nothing left, blocks the root.
+    """
+    placed = np.zeros(27, np.int32)
+    n_blanks = 0
+    for cell in range(81):
+        digit = grid[cell]
+        if digit:
+            bit = 1 << (digit - 1)
+            matrix[cell] = bit
+            for k in range(3):
+                unit = tables.unit_of[cell, k]
+                if placed[unit] & bit:
+                    return -1
+                placed[unit] |= bit
+        else:
+            blanks[n_blanks] = cell
+            n_blanks += 1
+    progress = True
+    while progress:
+        progress = False
+        still_open = 0
+        for j in range(n_blanks):
+            cell = blanks[j]
+            units = tables.unit_of[cell]
+            left = ALL & ~(placed[units[0]] | placed[units[1]] | placed[units[2]])
+            matrix[cell] = left
+            if left == 0:
+                return -1
+            if tables.popcount[left] == 1:
+                placed[units[0]] |= left
+                placed[units[1]] |= left
+                placed[units[2]] |= left
+                progress = True
+            else:
+                blanks[still_open] = cell
+                still_open += 1
+        n_blanks = still_open
+    return n_blanks
+
+
+@compiled(inline="always")
+def pick_cell(matrix, first_cell, tables):
+    """The cell to expand: the first open cell, or the first with the fewest choices; -1 when
+    every cell is a singleton (complete)."""
+    best = -1
+    fewest = 10
+    for cell in range(81):
+        n = tables.popcount[matrix[cell]]
+        if n > 1 and n < fewest:
+            best = cell
+            fewest = n
+            if first_cell or n == 2:
+                break
+    return best
+
+
+
+@intrinsic
+def lowest_bit_index(typingctx, x):
+    """The index of the lowest set bit of a nonzero int64 (LLVM's cttz)."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], cgutils.true_bit)  # true: x = 0 is never asked
+
+    return types.int64(types.int64), codegen

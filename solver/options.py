@@ -1,0 +1,117 @@
+"""``SolveOptions``: every choice a caller makes about how puzzles are searched and measured,
+with its default, written once, and validated once, when the options are made.
+
+The pipeline builds one from its settings, a unit of work carries it unchanged to a worker,
+and ``solver.solve_ascii`` hands it to the kernels; a notebook user may pass its fields as
+keywords instead (``solver.solve(p, max_solutions=3)``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from solver.vocabulary import (
+    CELL_VARIANTS,
+    DEFAULT_MAX_NODES,
+    DEFAULT_RATING_SAMPLES,
+    MAX_NODES_LIMIT,
+    MAX_RATING_SAMPLES,
+    MAX_SOLUTIONS_LIMIT,
+    MEASURES,
+    PRUNE_VARIANTS,
+    RULE_SETS,
+)
+
+
+def check_choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``allowed``, else ValueError naming ``name`` and the choices."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_count(name: str, value: object, largest: int) -> int:
+    """``value`` if it is a whole number from 1 to ``largest``, else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= largest:
+        raise ValueError(f"{name} must be a whole number from 1 to {largest:,}; got {value!r}")
+    return value
+
+
+def check_measures(measures: object) -> tuple[str, ...]:
+    """The measures asked for, in ``MEASURES`` order, each once; ValueError for anything else.
+
+    >>> check_measures(["backdoor", "rating"])
+    ('rating', 'backdoor')
+    """
+    if isinstance(measures, str) or not isinstance(measures, Iterable):
+        raise ValueError(f"measures must be a sequence of names from {', '.join(MEASURES)}, "
+                         f"e.g. ('rating',); got {measures!r}")
+    asked = list(measures)
+    for name in asked:
+        if name not in MEASURES:
+            raise ValueError(f"measures may hold only {', '.join(MEASURES)}; got {name!r}")
+    return tuple(name for name in MEASURES if name in asked)
+
+
+@dataclass(frozen=True)
+class SolveOptions:
+    """How to search (SPEC section 2: variant, rule set, caps) and what to measure (sections 5
+    and 6), validated on construction.
+
+    >>> SolveOptions(rules="singles").hidden_singles
+    True
+    >>> SolveOptions(measures=["backdoor", "rating"]).measures
+    ('rating', 'backdoor')
+    """
+
+    max_solutions: int = 2
+    max_nodes: int = DEFAULT_MAX_NODES
+    prune: str = "fixpoint"
+    cell: str = "smallest"
+    rules: str = "bird"
+    measures: tuple[str, ...] = ()
+    rating_samples: int = DEFAULT_RATING_SAMPLES
+
+    def __post_init__(self) -> None:
+        check_count("max_solutions", self.max_solutions, MAX_SOLUTIONS_LIMIT)
+        check_count("max_nodes", self.max_nodes, MAX_NODES_LIMIT)
+        check_choice("prune", self.prune, PRUNE_VARIANTS)
+        check_choice("cell", self.cell, CELL_VARIANTS)
+        check_choice("rules", self.rules, RULE_SETS)
+        object.__setattr__(self, "measures", check_measures(self.measures))
+        check_count("rating_samples", self.rating_samples, MAX_RATING_SAMPLES)
+
+    @property
+    def prune_once(self) -> bool:
+        """One ``prune`` per node (seeds 000, 001, 003); only ``bird`` has the variant."""
+        return self.prune == "once" and self.rules == "bird"
+
+    @property
+    def first_cell(self) -> bool:
+        """Expand the first open cell (Hutton's ``solve4``); only ``bird`` has the variant."""
+        return self.cell == "first" and self.rules == "bird"
+
+    @property
+    def hidden_singles(self) -> bool:
+        return self.rules == "singles"
+
+    def measured(self, measure: str) -> bool:
+        """Whether ``measure`` (one of MEASURES) is asked for."""
+        return measure in self.measures
+
+
+FIELDS = tuple(field.name for field in fields(SolveOptions))
+DEFAULTS = SolveOptions()
+
+
+def options_with(options: SolveOptions | None, changes: dict[str, Any]) -> SolveOptions:
+    """``options`` (default: the defaults) with the fields in ``changes`` replaced; a name that
+    is not a field is a TypeError, a bad value a ValueError."""
+    if not changes:
+        return options or DEFAULTS
+    unknown = sorted(set(changes) - set(FIELDS))
+    if unknown:
+        raise TypeError(f"unknown solve option {unknown[0]!r}; the options are {', '.join(FIELDS)}")
+    return replace(options or DEFAULTS, **changes)
