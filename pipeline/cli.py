@@ -282,7 +282,7 @@ def solve_dataset_command(
         ) from None
     if quiet:
         return
-    if summary["complete"] and summary["resumed_rows"] == summary["rows"]["out"]:
+    if summary.nothing_solved:
         typer.echo(f"nothing to solve: {output} holds this run already, complete (add "
                    "--overwrite to solve it again); its summary:\n")
     typer.echo(format_summary(summary))
@@ -331,15 +331,13 @@ def summarize_command(
         _summarize_by(directory, by, as_json)
         return
     try:
-        from pipeline.summary import format_summary, incomplete_message, summarize, write_summary
+        from pipeline.summary import format_summary, incomplete_message, summarize
 
-        summary = summarize(directory)
-        if write:
-            write_summary(directory, summary)
+        summary = summarize(directory, write=write)
     except PipelineError as err:
         raise _fail(str(err)) from None
-    typer.echo(json.dumps(summary, indent=2) if as_json else format_summary(summary))
-    if not summary["complete"]:
+    typer.echo(json.dumps(summary.to_json(), indent=2) if as_json else format_summary(summary))
+    if not summary.complete:
         raise _fail(incomplete_message(summary), RunIncomplete.exit_code)
 
 
@@ -350,8 +348,8 @@ def _summarize_by(directory: str, column: str, as_json: bool) -> None:
         grouped = summarize_by(directory, column)
     except PipelineError as err:
         raise _fail(str(err)) from None
-    typer.echo(json.dumps(grouped, indent=2) if as_json else format_groups(grouped))
-    if not grouped["complete"]:
+    typer.echo(json.dumps(grouped.to_json(), indent=2) if as_json else format_groups(grouped))
+    if not grouped.complete:
         raise _fail(f"the run in {directory} is incomplete: these numbers count only the rows "
                     "solved so far; rerun the solve-dataset command that wrote it to finish it",
                     RunIncomplete.exit_code)
@@ -378,6 +376,9 @@ def report_command(
     depth, givens against effort, the 20 hardest puzzles as grids, invalid rows, duplicates,
     and the run's settings, versions and inputs.
 
+    Exit code 0, or 3 when the run is incomplete (the report is written, with a banner saying
+    how many rows are missing), 2 for an error.
+
     Example:
 
     \b
@@ -387,10 +388,15 @@ def report_command(
     try:
         from pipeline.report import write_report
 
-        written = write_report(directory, output, by=by)
+        written, summary = write_report(directory, output, by=by)
     except PipelineError as err:
         raise _fail(str(err)) from None
     typer.echo(f"report written to {written}")
+    if not summary.complete:
+        from pipeline.summary import incomplete_message
+
+        raise _fail(incomplete_message(summary) + " (the report counts the rows solved so far)",
+                    RunIncomplete.exit_code)
 
 
 class _Warnings(logging.Handler):

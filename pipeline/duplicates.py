@@ -3,25 +3,80 @@
 Each puzzle (the ``grid`` column: blanks normalised) and each canonical form is reduced to a
 64-bit hash, computed with numpy over the (n, 81) bytes of a part at a time: 16 bytes a row
 are kept, whatever the number of parts and inputs, and the classes are then found by sorting
-(measured on 10,000,000 rows: about 400 MB at the peak, in a few seconds). Two
-different strings share a hash with probability about n^2 / 2^65 (3e-6 for 10 million rows).
-The largest classes are then found by their hash, and their canonical form and first row are
-read back from the part that holds it.
+(measured on 10,000,000 rows: about 400 MB at the peak, in a few seconds). Two different
+strings share a hash with probability about n^2 / 2^65 (3e-6 for 10 million rows). A part holds
+rows of one input, so the inputs a class spans are known from the hashes' positions alone; the
+largest classes' values and rows are then read back from the parts that hold them.
+
+The summary (``summarize``, with ``--measures canonical``), ``summarize --duplicates`` and the
+report all take their duplicates from ``duplicates`` here.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from pipeline.arrow import ascii_grid, text_array
 from pipeline.part import read_columns
-from pipeline.work import ascii_grid, text_array
 
 LARGEST_CLASSES = 10
+SHOWN_ROWS = 3  # rows named per class
+KINDS = {"exact": "grid", "symmetry": "canonical"}  # a kind of duplicate: the column it compares
 _LANES = 11  # 81 bytes, padded to 88, as 11 words of 64 bits
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+
+
+@dataclass(frozen=True)
+class DuplicateClass:
+    """Rows sharing one value of the compared column: the value, how many rows, the first
+    ``SHOWN_ROWS`` of them (input, row), and the rows per input (the inputs it spans)."""
+
+    value: str
+    rows: int
+    where: tuple[tuple[str, int], ...]
+    inputs: dict[str, int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"value": self.value, "rows": self.rows,
+                "where": [{"source": source, "row": row} for source, row in self.where],
+                "inputs": self.inputs}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DuplicateClass:
+        return cls(data["value"], data["rows"],
+                   tuple((w["source"], w["row"]) for w in data["where"]), dict(data["inputs"]))
+
+
+@dataclass(frozen=True)
+class Duplicates:
+    """How the rows of a run repeat, by one column: ``rows`` with a value, ``distinct`` values,
+    ``repeated`` (classes of more than one row), the ``largest`` classes, and ``shared``: for
+    each set of two or more inputs, the classes whose rows span exactly those inputs."""
+
+    column: str
+    rows: int
+    distinct: int
+    repeated: int
+    largest: tuple[DuplicateClass, ...]
+    shared: dict[tuple[str, ...], int]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"column": self.column, "rows": self.rows, "distinct": self.distinct,
+                "repeated": self.repeated,
+                "largest_classes": [found.to_json() for found in self.largest],
+                "shared": [{"inputs": list(inputs), "classes": classes}
+                           for inputs, classes in self.shared.items()]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Duplicates:
+        return cls(data["column"], data["rows"], data["distinct"], data["repeated"],
+                   tuple(DuplicateClass.from_json(c) for c in data["largest_classes"]),
+                   {tuple(s["inputs"]): s["classes"] for s in data["shared"]})
 
 
 def row_hashes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -36,31 +91,25 @@ def row_hashes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarr
         for lane in range(_LANES):
             digest = (digest ^ lanes[:, lane]) * _MULTIPLIER
             digest ^= digest >> np.uint64(29)
-    return digest, present
+    return np.where(present, digest | np.uint64(1), 0), present  # 0: no value
 
 
-def duplicates(part_paths: list[str]) -> dict[str, Any]:
-    """``distinct`` puzzles (exact strings, blanks normalised), ``distinct_up_to_symmetry``
-    (distinct canonical forms) and the ``largest_classes`` of equivalent puzzles: canonical
-    form, rows, first source and row, over the parts ``part_paths`` (in run order)."""
-    exact, canonical, sizes = [], [], []
-    for path in part_paths:
-        table = read_columns(path, ["grid", "canonical"])
-        hashes, present = row_hashes(table.column("grid"))
-        exact.append(hashes[present])
-        hashes, present = row_hashes(table.column("canonical"))
-        canonical.append(np.where(present, hashes, 0))  # 0: no form (kept to locate rows)
+def duplicates(parts: list[tuple[str, str]], kinds: tuple[str, ...] = tuple(KINDS)
+               ) -> dict[str, Duplicates]:
+    """For each kind (``exact``: the ``grid`` column; ``symmetry``: ``canonical``) the
+    ``Duplicates`` over ``parts``, (path, input) pairs in run order."""
+    columns = [KINDS[kind] for kind in kinds]
+    hashes: dict[str, list[np.ndarray]] = {column: [] for column in columns}
+    sizes = []
+    for path, _ in parts:
+        table = read_columns(path, columns)
+        for column in columns:
+            hashes[column].append(row_hashes(table.column(column))[0])
         sizes.append(table.num_rows)
-    distinct = _count_distinct(_joined(exact))
-    forms = _joined(canonical)
-    values, first, counts = _classes(forms)
-    del forms
-    return {
-        "distinct": distinct,
-        "distinct_up_to_symmetry": int(np.count_nonzero(values)),
-        "largest_classes": _largest_classes(values, first, counts, part_paths,
-                                            np.cumsum([0, *sizes])),
-    }
+    starts = np.cumsum([0, *sizes])
+    inputs = [source for _, source in parts]
+    return {kind: _classes(KINDS[kind], _joined(hashes[KINDS[kind]]), parts, inputs, starts)
+            for kind in kinds}
 
 
 def _joined(arrays: list[np.ndarray]) -> np.ndarray:
@@ -70,34 +119,73 @@ def _joined(arrays: list[np.ndarray]) -> np.ndarray:
     return joined
 
 
-def _count_distinct(hashes: np.ndarray) -> int:
-    """How many distinct values ``hashes`` holds (sorted in place: a sort is faster than
-    numpy's hashing ``unique`` here, and needs no memory beyond the array)."""
-    hashes.sort()
-    return int(np.count_nonzero(hashes[1:] != hashes[:-1])) + 1 if len(hashes) else 0
+def _classes(column: str, hashes: np.ndarray, parts: list[tuple[str, str]], inputs: list[str],
+             starts: np.ndarray) -> Duplicates:
+    """The classes of equal hashes (0, no value, is not one)."""
+    order = np.argsort(hashes, kind="stable")  # equal values keep their rows' (run) order
+    ordered = hashes[order]
+    first_valued = int(np.searchsorted(ordered, 1))
+    order, ordered = order[first_valued:], ordered[first_valued:]
+    if not len(order):
+        return Duplicates(column, 0, 0, 0, (), {})
+    heads = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    counts = np.diff(np.append(heads, len(ordered)))
+    repeated = np.flatnonzero(counts > 1)
+    largest = repeated[np.lexsort((order[heads[repeated]], -counts[repeated]))][:LARGEST_CLASSES]
+    numbers: dict[str, int] = {}
+    for source in inputs:
+        numbers.setdefault(source, len(numbers))
+    names = list(numbers)
+    input_of_part = np.array([numbers[source] for source in inputs], np.int64)
+    input_of_row = input_of_part[np.searchsorted(starts, order, side="right") - 1]
+    return Duplicates(
+        column, int(len(ordered)), int(len(heads)), int(len(repeated)),
+        tuple(_described(column, order[heads[k]:heads[k] + counts[k]], parts, inputs, starts)
+              for k in largest.tolist()),
+        _shared(heads, counts, input_of_row, names))
 
 
-def _classes(forms: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each distinct value of ``forms``, the index of its first row and its number of rows."""
-    if not len(forms):
-        return forms, np.zeros(0, np.int64), np.zeros(0, np.int64)
-    order = np.argsort(forms, kind="stable")  # equal values keep their rows' order
-    ordered = forms[order]
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    counts = np.diff(np.append(starts, len(forms)))
-    return ordered[starts], order[starts], counts
+def _shared(heads: np.ndarray, counts: np.ndarray, input_of_row: np.ndarray,
+            names: list[str]) -> dict[tuple[str, ...], int]:
+    """For each set of two or more inputs, the classes whose rows span exactly those inputs.
+
+    Within a class the rows are in run order, so its inputs come in increasing index: each
+    (class, input) pair is where the input changes. A class's set of inputs is summed up in a
+    64-bit signature (a random number per input, added), so classes are grouped by set with one
+    sort, whatever their number; only one class of each set is spelled out."""
+    rows_class = np.repeat(np.arange(len(heads)), counts)
+    first_of_pair = np.concatenate(([True], (rows_class[1:] != rows_class[:-1])
+                                    | (input_of_row[1:] != input_of_row[:-1])))
+    pair_class, pair_input = rows_class[first_of_pair], input_of_row[first_of_pair]
+    spread = np.bincount(pair_class, minlength=len(heads))
+    weights = np.random.default_rng(0).integers(1, 2**63, len(names), dtype=np.uint64)
+    pair_starts = np.flatnonzero(np.concatenate(([True], pair_class[1:] != pair_class[:-1])))
+    with np.errstate(over="ignore"):
+        signature = np.add.reduceat(weights[pair_input], pair_starts)
+    several = np.flatnonzero(spread[pair_class[pair_starts]] > 1)
+    if not len(several):
+        return {}
+    found, first, classes = np.unique(signature[several], return_index=True, return_counts=True)
+    shared = {}
+    for start, number in zip(pair_starts[several[first]].tolist(), classes.tolist(), strict=True):
+        width = int(spread[pair_class[start]])
+        shared[tuple(names[i] for i in pair_input[start:start + width].tolist())] = number
+    return dict(sorted(shared.items(), key=lambda item: (-item[1], item[0])))
 
 
-def _largest_classes(values: np.ndarray, first: np.ndarray, counts: np.ndarray,
-                     part_paths: list[str], starts: np.ndarray) -> list[dict[str, Any]]:
-    """The classes of more than one row, largest first (ties: first seen first)."""
-    keep = (values != 0) & (counts > 1)
-    order = np.lexsort((first[keep], -counts[keep]))[:LARGEST_CLASSES]
-    classes = []
-    for index, rows in zip(first[keep][order], counts[keep][order], strict=True):
-        part = int(np.searchsorted(starts, index, side="right") - 1)
-        row = read_columns(part_paths[part], ["canonical", "source", "row"]).slice(
-            int(index - starts[part]), 1).to_pylist()[0]
-        classes.append({"canonical": row["canonical"], "rows": int(rows),
-                        "first": {"source": row["source"], "row": row["row"]}})
-    return classes
+def _described(column: str, rows: np.ndarray, parts: list[tuple[str, str]], inputs: list[str],
+               starts: np.ndarray) -> DuplicateClass:
+    """A class of ``rows`` (positions in the run, in order) with its value and first rows read
+    back from their parts."""
+    per_input: Counter = Counter()
+    where = []
+    for index, position in enumerate(rows.tolist()):
+        part = int(np.searchsorted(starts, position, side="right") - 1)
+        per_input[inputs[part]] += 1
+        if index < SHOWN_ROWS:
+            found = read_columns(parts[part][0], [column, "source", "row"]).slice(
+                position - int(starts[part]), 1).to_pylist()[0]
+            where.append((found["source"], found["row"]))
+            if index == 0:
+                value = found[column]
+    return DuplicateClass(value, len(rows), tuple(where), dict(per_input))

@@ -13,13 +13,14 @@ class RunIncomplete(PipelineError):
     """A run that stopped before writing every row, with everything it wrote kept, so that
     the same command continues it: a time limit reached, or batches that kept failing.
 
-    ``summary`` is the summary written for the rows that are there, if one was written.
+    ``summary`` is the summary (``pipeline.summary.Summary``) written for the rows that are
+    there, if one was written.
     The CLI prints the message as ``error: <message>`` and exits with code 3.
     """
 
     exit_code = 3
 
-    def __init__(self, message: str, summary: dict | None = None):
+    def __init__(self, message: str, summary=None):
         super().__init__(message)
         self.summary = summary
 

@@ -1,100 +1,98 @@
-"""A run's numbers per group of rows: statuses, the grade ladder, and percentiles of search effort
-and rating, for each value of a column (``summarize --by COLUMN``, the summary's ``by_input``,
-the report).
+"""A run's rows in groups: by the value of a column (``summarize --by COLUMN``, the report), and
+the labels that name inputs everywhere a group is shown.
 
-The numbers are those of the whole-run summary, computed with polars over the rows of each
-group: percentiles are nearest-rank, as ``pipeline.summary.percentile`` (the smallest value that
-at least p percent of the values do not exceed), so the groups of a run of one group have
-exactly the run's numbers.
+Each group's numbers are ``Stats.by_group`` over its rows, added up part by part: the same
+computation as the whole run's summary, so the groups of a run of one group have exactly the
+run's numbers. An input is labelled by its file name (``input_labels``), with as much of its path
+as tells two inputs of the same name apart; a row whose input lacks the column is grouped under
+its input's label. Beyond ``max_groups`` values (a column of puzzles, say) the largest are kept
+and the others are one group.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections import Counter
+from collections.abc import Sequence
 
-import polars as pl
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline.errors import PipelineError
 from pipeline.part import read_columns
-from pipeline.stats import PERCENTILES
-from solver.vocabulary import GRADES, STATUSES
+from pipeline.stats import STATS_COLUMNS, Stats
 
-# The result columns a grouped summary is computed from (the grouping column comes on top).
-GROUPED_COLUMNS = ("source", "status", "grade", "search_nodes", "rating")
-FIRST_ROW = "_first_row"  # a row's position in the run, so groups come in order of first appearance
+Part = tuple[str, str]  # a part's path, and the input its rows come from
 
 
-def group_key(column: str) -> pl.Expr:
-    """The group of a row: its value of ``column`` as text. A row whose input has no such
-    column (null there: with several inputs, the columns of all of them are kept) is grouped by
-    the name of its input file, so ``--by level`` on Radcliffe's set and top1465 gives the five
-    levels and top1465.txt."""
-    return pl.coalesce(pl.col(column).cast(pl.String), input_name()).alias("group")
+def input_labels(paths: Sequence[str]) -> dict[str, str]:
+    """Each input's label: its file name, or, when inputs share a name, the shortest end of its
+    path that no other input's path ends with (``a/top.txt``, ``b/top.txt``).
+
+    >>> input_labels(["/data/x/top1465.txt", "../shared/sudoku17.txt"])
+    {'/data/x/top1465.txt': 'top1465.txt', '../shared/sudoku17.txt': 'sudoku17.txt'}
+    >>> input_labels(["a/top.txt", "b/top.txt"])
+    {'a/top.txt': 'a/top.txt', 'b/top.txt': 'b/top.txt'}
+    """
+    split = {path: [piece for piece in path.rstrip("/").split("/") if piece] or [path]
+             for path in paths}
+    labels = {}
+    for path, pieces in split.items():
+        for length in range(1, len(pieces) + 1):
+            end = pieces[-length:]
+            if not any(other != path and others[-length:] == end
+                       for other, others in split.items()):
+                break
+        labels[path] = "/".join(end)
+    return labels
 
 
-def input_name() -> pl.Expr:
-    """The name of a row's input file (the end of its ``source``)."""
-    return pl.col("source").str.split("/").list.last()
+def group_stats(parts: Sequence[Part], column: str, labels: dict[str, str], *,
+                max_groups: int) -> dict[str, Stats]:
+    """The ``Stats`` of each group of the rows of ``parts`` by ``column``, in order of first
+    appearance: at most ``max_groups`` of them, the largest, the others as one group named
+    'N other values'."""
+    sizes: Counter = Counter()
+    for path, source in parts:
+        keys = _keys(read_columns(path, [column]).column(column), column, labels[source])
+        found, counts = np.unique(keys, return_counts=True)
+        sizes.update(dict(zip(found.tolist(), counts.tolist(), strict=True)))
+    kept = _kept(sizes, max_groups)
+    others = f"{len(sizes) - len(kept):,} other values"
+    totals: dict[str, Stats] = {}
+    for path, source in parts:
+        table = read_columns(path, list(dict.fromkeys([*STATS_COLUMNS, column])))
+        keys = np.array([key if key in kept else others for key in
+                         _keys(table.column(column), column, labels[source]).tolist()], dtype=object)
+        names, codes = np.unique(keys, return_inverse=True)
+        first = np.full(len(names), len(keys))
+        np.minimum.at(first, codes, np.arange(len(keys)))
+        per_group = Stats.by_group(table, codes, len(names))
+        for code in np.argsort(first, kind="stable").tolist():
+            name = str(names[code])
+            totals[name] = totals.get(name, Stats()) + per_group[code]
+    return totals
 
 
-def group_summaries(rows: pl.LazyFrame | pl.DataFrame, by: str) -> dict[str, dict[str, Any]]:
-    """For each group of ``rows`` by column ``by`` (see ``group_key``), in order of first
-    appearance: ``rows``, ``status`` (rows per status, all seven), ``grade_ladder`` (rows per
-    rung), ``search_nodes`` (p50, p90, p99, max) and ``rating`` (rows, p50, p90, p99, max)."""
-    rows = check_column(rows.lazy(), by)
-    numbers = (
-        rows.with_row_index(FIRST_ROW)
-        .group_by(group_key(by))
-        .agg(pl.col(FIRST_ROW).min(), pl.len().alias("rows"), *_count_columns(),
-             *_percentile_columns("search_nodes"), *_percentile_columns("rating"),
-             pl.col("rating").count().alias("rating:rows"))
-        .sort(FIRST_ROW)
-        .collect()
-    )
-    return {record["group"]: _nested(record) for record in numbers.iter_rows(named=True)}
+def _kept(sizes: Counter, max_groups: int) -> set[str]:
+    """The values kept as groups of their own: all, or the ``max_groups - 1`` largest."""
+    if len(sizes) <= max_groups:
+        return set(sizes)
+    ranked = sorted(sizes.items(), key=lambda item: (-item[1], item[0]))
+    return {value for value, _ in ranked[:max_groups - 1]}
 
 
-def check_column(rows: pl.LazyFrame, column: str) -> pl.LazyFrame:
-    """``rows``, after checking it has ``column`` (a ``PipelineError`` naming those it has)."""
-    names = rows.collect_schema().names()
+def _keys(column: pa.ChunkedArray, name: str, label: str) -> np.ndarray:
+    """Each row's group: its value of the column ``name`` as text, or, where null (its input has
+    no such column), its input's label. The ``source`` column is shown by its label."""
+    if name == "source":
+        return np.full(len(column), label, dtype=object)
+    text = pc.cast(column, pa.string()) if column.type != pa.string() else column
+    return np.asarray(text.fill_null(label).to_numpy(zero_copy_only=False), dtype=object)
+
+
+def check_column(names: Sequence[str], column: str, directory: str) -> None:
+    """A ``PipelineError`` naming the columns there are when ``column`` is not one."""
     if column not in names:
-        raise PipelineError(f"the run has no column {column!r}; it has: {', '.join(names)}")
-    return rows
-
-
-def nearest_rank(column: str, p: float) -> pl.Expr:
-    """The nearest-rank ``p``-th percentile of ``column``'s non-null values (null when none)."""
-    values = pl.col(column)
-    rank = (values.count() * p / 100).ceil().cast(pl.Int64)
-    return values.drop_nulls().sort().get((rank - 1).clip(0), null_on_oob=True)
-
-
-def read_rows(part_paths: list[str], columns: list[str]) -> pl.DataFrame:
-    """``columns`` of the parts ``part_paths`` (paths or URLs), in that order, as one frame."""
-    tables = [read_columns(path, columns).replace_schema_metadata(None) for path in part_paths]
-    return pl.from_arrow(pa.concat_tables(tables)) if tables else pl.DataFrame(
-        schema={name: pl.String for name in columns})
-
-
-def _count_columns() -> list[pl.Expr]:
-    statuses = [(pl.col("status") == name).sum().alias(f"status:{name}") for name in STATUSES]
-    grades = [(pl.col("grade") == name).sum().alias(f"grade_ladder:{name}") for name in GRADES]
-    return statuses + grades
-
-
-def _percentile_columns(column: str) -> list[pl.Expr]:
-    return [*(nearest_rank(column, p).alias(f"{column}:p{p}") for p in PERCENTILES),
-            pl.col(column).max().alias(f"{column}:max")]
-
-
-def _nested(record: dict[str, Any]) -> dict[str, Any]:
-    """{"status:unique": 3, ...} as {"status": {"unique": 3}, ...}, in the summary's key order."""
-    nested: dict[str, Any] = {"rows": record["rows"]}
-    for name, value in record.items():
-        if ":" in name:
-            section, key = name.split(":", 1)
-            nested.setdefault(section, {})[key] = value
-    rating = nested["rating"]
-    nested["rating"] = {"rows": rating.pop("rows"), **rating}
-    return nested
+        raise PipelineError(f"the run in {directory} has no column {column!r}; it has: "
+                            f"{', '.join(names)}")

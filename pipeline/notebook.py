@@ -19,9 +19,9 @@ from typing import Any
 import pyarrow as pa
 
 from pipeline import storage
+from pipeline.columns import RESULT_NAMES
 from pipeline.errors import PipelineError
-from pipeline.part import RESULT_COLUMNS, output_schema
-from pipeline.provenance import run_record
+from pipeline.part import output_schema
 from pipeline.read import column_layout, conform
 from pipeline.resume import read_manifest, survey
 from pipeline.settings import load_settings
@@ -48,9 +48,9 @@ def solve_frame(frame: Any, *, source: str = "frame", **settings: Any) -> Any:
     if not isinstance(table, pa.Table):
         raise TypeError(f"solve_frame takes a polars DataFrame or a pyarrow Table, not {type(frame)}")
     layout = column_layout("the frame", table.schema, column=chosen.column,
-                           solution_column=chosen.solution_column, reserved=RESULT_COLUMNS)
+                           solution_column=chosen.solution_column, reserved=RESULT_NAMES)
     table = conform(table, layout)
-    schema = output_schema(layout.schema, run_record(chosen, []))
+    schema = output_schema(layout.schema)
     pieces = [
         solve_table(table.slice(start, CHUNK_ROWS), schema=schema, puzzle_column=layout.puzzle,
                     solution_column=layout.solution, options=chosen.solve_options,

@@ -2,9 +2,13 @@
 
 - its **name**, ``part-FFFFF-BBBBBB.parquet`` (input file, batch within it), which sorts into
   input order; ``part_name`` writes it and ``parse_part_name`` reads it, nothing else does;
-- its **schema**: the input columns (all nullable), then the result columns (``RESULT_FIELDS``);
-- its **metadata**: ``sudoku_pipeline`` (the run record: versions, settings, inputs) and
-  ``sudoku_pipeline.part`` (``PartInfo``: which rows of which input it holds);
+- its **schema**: the input columns (all nullable), then the result columns
+  (``pipeline.columns.RESULT_COLUMNS``);
+- its **metadata**: ``sudoku_pipeline`` (the run's identity, its settings, the input its rows
+  come from with that input's SHA-256, and the versions of the code and libraries that wrote
+  this part: a few hundred bytes, however many inputs the run has; the run record itself is
+  kept once, in the manifest) and ``sudoku_pipeline.part`` (``PartInfo``: which rows of which
+  input it holds);
 - how it is **written** (complete or absent: ``pipeline.storage.write_atomically``) and how its
   **footer** is read back (``read_footer``), which is how a part is trusted: by the engines
   before a result counts, by resume before a part is kept, by summarize;
@@ -23,6 +27,7 @@ from typing import Any
 import pyarrow as pa
 
 from pipeline import storage
+from pipeline.columns import RESULT_FIELDS
 from pipeline.errors import PipelineError, one_line
 
 RUN_KEY = b"sudoku_pipeline"
@@ -30,29 +35,6 @@ PART_KEY = b"sudoku_pipeline.part"
 SUMMARY_KEY = b"sudoku_pipeline.summary"
 _NAME = re.compile(r"part-(\d{5,})-(\d{6,})\.parquet")
 
-# The SPEC section 3 columns, appended after the input columns, with their Arrow types.
-RESULT_FIELDS = (
-    pa.field("grid", pa.string()),  # the puzzle, 81 characters, blanks as "."; null if invalid
-    pa.field("status", pa.string(), nullable=False),
-    pa.field("error", pa.string()),
-    pa.field("givens", pa.int8()),
-    pa.field("n_solutions", pa.int32()),
-    pa.field("solutions_capped", pa.bool_()),
-    pa.field("prune_solvable", pa.bool_()),
-    pa.field("singles_solvable", pa.bool_()),
-    pa.field("search_depth", pa.int32()),
-    pa.field("search_nodes", pa.int64()),
-    pa.field("first_solution", pa.string()),
-    pa.field("solution_matches", pa.bool_()),
-    pa.field("grade", pa.string()),  # SPEC 5.1, always computed
-    pa.field("rating", pa.float64()),  # SPEC 5.2, with --measures rating
-    pa.field("backdoor_size", pa.int8()),  # SPEC 5.3, with --measures backdoor
-    pa.field("canonical", pa.string()),  # SPEC 6, with --measures canonical
-    pa.field("solve_us", pa.float64(), nullable=False),
-    pa.field("source", pa.string(), nullable=False),
-    pa.field("row", pa.int64(), nullable=False),
-)
-RESULT_COLUMNS = tuple(field.name for field in RESULT_FIELDS)
 
 
 @dataclass(frozen=True)
@@ -83,10 +65,11 @@ class PartInfo:
 
 @dataclass(frozen=True)
 class Footer:
-    """What a part's footer says: its run record (raw JSON bytes), its ``PartInfo`` (None when
-    absent or unreadable), and how many rows the file holds."""
+    """What a part's footer says: the identity of its run and the versions that wrote it (None
+    when absent or unreadable), its ``PartInfo`` (likewise), and how many rows it holds."""
 
-    run: bytes | None
+    run: str | None
+    written_by: dict[str, str] | None
     info: PartInfo | None
     num_rows: int
 
@@ -105,28 +88,26 @@ def parse_part_name(name: str) -> tuple[int, int] | None:
     return key if part_name(*key) == name else None
 
 
-def output_schema(input_schema: pa.Schema, run: dict[str, Any]) -> pa.Schema:
-    """The input columns (all nullable), then the result columns, with the run's metadata."""
+def output_schema(input_schema: pa.Schema) -> pa.Schema:
+    """The input columns (all nullable), then the result columns."""
     fields = [field.with_nullable(True) for field in input_schema] + list(RESULT_FIELDS)
-    return pa.schema(fields, metadata=run_metadata(run))
-
-
-def run_metadata(run: dict[str, Any]) -> dict[bytes, bytes]:
-    """Parquet key-value metadata for a run (package version, settings, inputs)."""
-    return {RUN_KEY: json.dumps(run, sort_keys=True).encode()}
+    return pa.schema(fields)
 
 
 def write_part(
-    table: pa.Table, info: PartInfo, path: str, *, compression: str, plain_columns: list[str | None]
+    table: pa.Table, info: PartInfo, path: str, *, record: dict[str, Any], compression: str,
+    plain_columns: list[str | None]
 ) -> None:
-    """Write ``table``, with ``info`` in its metadata, to ``path`` so that the part is complete or
-    absent, even after a power cut or on an object store. ``plain_columns`` (long, distinct
-    strings) are not dictionary-encoded."""
+    """Write ``table``, with ``info`` and the part's ``record`` (``run``: its run's identity;
+    ``written_by``: versions; the settings and its input) in its metadata, to ``path`` so that the
+    part is complete or absent, even after a power cut or on an object store. ``plain_columns``
+    (long, distinct strings) are not dictionary-encoded."""
     import pyarrow.parquet as pq
 
-    metadata = dict(table.schema.metadata or {})
-    metadata[PART_KEY] = json.dumps(asdict(info)).encode()
-    table = table.replace_schema_metadata(metadata)
+    table = table.replace_schema_metadata({
+        RUN_KEY: json.dumps(record, sort_keys=True).encode(),
+        PART_KEY: json.dumps(asdict(info)).encode(),
+    })
     plain = {name for name in plain_columns if name}
 
     def write(file) -> None:
@@ -151,7 +132,11 @@ def read_footer(path: str) -> Footer:
     ``PipelineError`` when it is not a readable Parquet file."""
     metadata = _read_metadata(path)
     keys = metadata.metadata or {}
-    return Footer(keys.get(RUN_KEY), _part_info(keys.get(PART_KEY)), metadata.num_rows)
+    record = _json_object(keys.get(RUN_KEY))
+    run, written_by = record.get("run"), record.get("written_by")
+    return Footer(run if isinstance(run, str) else None,
+                  written_by if isinstance(written_by, dict) else None,
+                  _part_info(keys.get(PART_KEY)), metadata.num_rows)
 
 
 def write_record(path: str, schema: pa.Schema, records: dict[bytes, bytes]) -> None:
@@ -161,7 +146,7 @@ def write_record(path: str, schema: pa.Schema, records: dict[bytes, bytes]) -> N
     directory only when that holds)."""
     import pyarrow.parquet as pq
 
-    table = schema.empty_table().replace_schema_metadata({**(schema.metadata or {}), **records})
+    table = schema.empty_table().replace_schema_metadata(records)
     storage.write_atomically(path, lambda file: pq.write_table(table, file))
 
 
@@ -200,3 +185,12 @@ def _part_info(raw: bytes | None) -> PartInfo | None:
         return PartInfo(**json.loads(raw)) if raw else None
     except (ValueError, TypeError):
         return None
+
+
+def _json_object(raw: bytes | None) -> dict[str, Any]:
+    """The JSON object ``raw`` holds; empty when there is none or it is not one."""
+    try:
+        found = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}

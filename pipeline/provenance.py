@@ -2,10 +2,12 @@
 
 - ``versions``: this package and the libraries that shape its output;
 - ``code_digest``: a SHA-256 over the source of the modules that decide what a row holds (the
-  solver package, and the pipeline modules named in ``ROW_MODULES``), so that a run is continued,
-  and a Dask worker trusted, only with the same code even when it changed without a new version;
-- ``run_record``: the record every part, the manifest and the summary carry;
-- ``fingerprint``: the part of a run record that must be equal to continue that run.
+  solver package, ``solver.source_digest``, and the pipeline modules named in ``ROW_MODULES``),
+  so that a run is continued, and a Dask worker trusted, only with the same code even when it
+  changed without a new version;
+- ``RunRecord``: the record of a run, kept once in its manifest, with its ``identity`` (what
+  every part of the run carries), its ``fingerprint`` (what must be equal to continue it) and
+  ``difference`` (the first thing that is not).
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
-import pkgutil
+import json
 import platform
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from pipeline.settings import ROW_SETTINGS, Settings
+from pipeline.settings import ROW_SETTINGS, SETTING_NAMES, Settings
 from pipeline.version import __version__
 
 # The pipeline's modules that decide what a row holds (with every module of ``solver``).
@@ -40,19 +43,14 @@ def versions() -> dict[str, str]:
     }
 
 
-def row_modules() -> list[str]:
-    """The names of the modules whose source ``code_digest`` covers, sorted."""
-    import solver
-
-    names = [f"solver.{info.name}" for info in pkgutil.iter_modules(solver.__path__)]
-    return sorted(["solver", *names, *ROW_MODULES])
-
-
 @functools.cache
 def code_digest() -> str:
-    """The SHA-256 of the source of ``row_modules()`` (computed once per process)."""
-    digest = hashlib.sha256()
-    for name in row_modules():
+    """The SHA-256 of the solver's source (``solver.source_digest``) and of ``ROW_MODULES``
+    (computed once per process)."""
+    import solver
+
+    digest = hashlib.sha256(solver.source_digest().encode())
+    for name in ROW_MODULES:
         spec = importlib.util.find_spec(name)
         if spec is None or spec.loader is None:
             raise RuntimeError(f"module {name} is not installed")
@@ -67,43 +65,97 @@ def installed() -> dict[str, str]:
     return {"code": code_digest(), **versions()}
 
 
-def run_record(settings: Settings, inputs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The record of a run: versions, code, settings and inputs (path, format, bytes, sha256)."""
-    return {
-        "version": __version__,
-        "versions": versions(),
-        "code": code_digest(),
-        "settings": settings.to_dict(),
-        "inputs": inputs,
-    }
+@dataclass(frozen=True)
+class InputEntry:
+    """One input of a run as its record holds it: where, what format, its size and content."""
+
+    path: str
+    format: str
+    bytes: int | None
+    sha256: str
 
 
-def fingerprint(run: dict[str, Any]) -> dict[str, Any]:
-    """What a run must share with the run in a directory to continue it: the package version
-    and code, the settings the rows depend on (``ROW_SETTINGS``), and the inputs (path as
-    given, and content). Workers, engine, compression, time limit and the like may differ."""
-    return {
-        "version": run["version"],
-        "code": run.get("code"),
-        "settings": {key: run["settings"].get(key) for key in ROW_SETTINGS},
-        "inputs": [{"path": i["path"], "sha256": i["sha256"]} for i in run["inputs"]],
-    }
+@dataclass(frozen=True)
+class RunRecord:
+    """The record of a run, kept once, in its manifest: the versions and code that started it,
+    its settings, its inputs, and the rows per batch it chose. ``identity`` names the run in
+    every part's footer (a part carries that, not the record)."""
 
+    version: str
+    versions: dict[str, str]
+    code: str
+    settings: Settings
+    inputs: tuple[InputEntry, ...]
+    batch_rows: int
 
-def difference(before: dict[str, Any], now: dict[str, Any]) -> str:
-    """The first difference between two runs' fingerprints, in words ('' when equal)."""
-    before, now = fingerprint(before), fingerprint(now)
-    if before["version"] != now["version"]:
-        return f"sudoku-pipeline {before['version']} (this is {now['version']})"
-    if before["code"] != now["code"]:
-        return "another version of the solver or readers (their code has changed since)"
-    for key in ROW_SETTINGS:
-        if before["settings"][key] != now["settings"][key]:
-            return f"{key} = {before['settings'][key]!r} (this run has {now['settings'][key]!r})"
-    paths = [entry["path"] for entry in before["inputs"]]
-    if paths != [entry["path"] for entry in now["inputs"]]:
-        return f"other inputs ({', '.join(paths)})"
-    for old, new in zip(before["inputs"], now["inputs"], strict=True):
-        if old["sha256"] != new["sha256"]:
-            return f"input {old['path']} as it was before it changed"
-    return ""
+    @classmethod
+    def new(cls, settings: Settings, inputs: list[InputEntry], batch_rows: int) -> RunRecord:
+        """The record of a run starting here and now."""
+        return cls(__version__, versions(), code_digest(), settings, tuple(inputs), batch_rows)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": self.version, "versions": self.versions, "code": self.code,
+                "settings": self.settings.to_dict(),
+                "inputs": [asdict(entry) for entry in self.inputs], "batch_rows": self.batch_rows}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunRecord:
+        """The record ``to_json`` wrote; KeyError, TypeError or ValueError when it is not one.
+        Settings this version does not know are left out (the fingerprint tells such a run
+        apart by its version and code anyway)."""
+        known = {key: tuple(value) if isinstance(value, list) else value
+                 for key, value in data["settings"].items() if key in SETTING_NAMES}
+        batch_rows = int(data["batch_rows"])
+        if batch_rows < 1:
+            raise ValueError(f"batch_rows {batch_rows}")
+        return cls(str(data["version"]), dict(data["versions"]), str(data["code"]),
+                   Settings(**known), tuple(InputEntry(**entry) for entry in data["inputs"]),
+                   batch_rows)
+
+    @functools.cached_property
+    def identity(self) -> str:
+        """A digest of the whole record: the parts of this run, and only they, carry it."""
+        text = json.dumps(self.to_json(), sort_keys=True).encode()
+        return hashlib.sha256(text).hexdigest()[:32]
+
+    def part_record(self, file_index: int) -> dict[str, Any]:
+        """What a part of this run carries in its footer (``pipeline.part``): the run's identity,
+        version and settings, and the input its rows come from (the worker that writes it adds
+        ``written_by``, its versions). A few hundred bytes, however many inputs the run has."""
+        return {"run": self.identity, "version": self.version,
+                "settings": self.settings.to_dict(), "input": asdict(self.inputs[file_index])}
+
+    @property
+    def paths(self) -> list[str]:
+        """The inputs' paths, in run order."""
+        return [entry.path for entry in self.inputs]
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What a run must share with the run in a directory to continue it: the package version
+        and code, the settings the rows depend on (``ROW_SETTINGS``), and the inputs (path as
+        given, and content). Workers, engine, compression, time limit and the like may differ."""
+        return {
+            "version": self.version,
+            "code": self.code,
+            "settings": {key: getattr(self.settings, key) for key in ROW_SETTINGS},
+            "inputs": [(entry.path, entry.sha256) for entry in self.inputs],
+        }
+
+    def difference(self, now: RunRecord) -> str:
+        """The first difference between this run's fingerprint and ``now``'s, in words ('' when
+        they are equal)."""
+        before, after = self.fingerprint(), now.fingerprint()
+        if before["version"] != after["version"]:
+            return f"sudoku-pipeline {before['version']} (this is {after['version']})"
+        if before["code"] != after["code"]:
+            return "another version of the solver or readers (their code has changed since)"
+        for key in ROW_SETTINGS:
+            if before["settings"][key] != after["settings"][key]:
+                return (f"{key} = {before['settings'][key]!r} (this run has "
+                        f"{after['settings'][key]!r})")
+        if self.paths != now.paths:
+            return f"other inputs ({', '.join(self.paths)})"
+        for old, new in zip(self.inputs, now.inputs, strict=True):
+            if old.sha256 != new.sha256:
+                return f"input {old.path} as it was before it changed"
+        return ""

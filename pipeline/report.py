@@ -1,11 +1,13 @@
-"""The report of a run: one HTML file that opens with no network (issue 14).
+"""The report of a run: one HTML file that opens with no network.
 
 Everything is inline: the style sheet, and the charts as SVG drawn by matplotlib (text kept as
-text, so a chart is tens of kilobytes and needs no font file and no JavaScript). The rows are read
-lazily (``pipeline.read_run``) and reduced with polars to small tables (counts, percentiles,
-the 20 hardest rows), so the report of a million rows is as small and nearly as quick as that
-of a hundred. Groups are the values of one column (``--by``: ``source``, or an input column such
-as Radcliffe's ``level``; ``pipeline.groups.group_key``), the largest ``MAX_GROUPS`` of them.
+text, so a chart is tens of kilobytes and needs no font file and no JavaScript). Every number of
+the report comes from the computation of the summary: the ``Stats`` of each group of rows
+(``pipeline.summary.group_stats_of``: statuses, ladders, histograms, nearest-rank percentiles)
+and ``pipeline.duplicates``; polars only picks rows (the hardest puzzles), counts the reasons of
+invalid rows and the givens against effort, which nothing else shows. Groups are the values of
+one column (``--by``: ``source``, or an input column such as Radcliffe's ``level``), the largest
+``MAX_GROUPS`` of them, inputs named by ``pipeline.groups.input_labels``.
 
 >>> write_report("output", by="source")  # doctest: +SKIP
 'output.html'
@@ -17,6 +19,7 @@ import html
 import io
 import os
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import matplotlib
@@ -27,19 +30,18 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from pipeline import storage
-from pipeline.duplicates import LARGEST_CLASSES
+from pipeline.duplicates import Duplicates, duplicates
 from pipeline.errors import PipelineError
-from pipeline.groups import (
-    FIRST_ROW,
-    PERCENTILES,
-    check_column,
-    group_key,
-    group_summaries,
-    input_name,
-    nearest_rank,
+from pipeline.stats import PERCENTILES, Numbers, Stats, percentile
+from pipeline.summary import (
+    LADDER_LABELS,
+    Summary,
+    group_stats_of,
+    read_summary,
+    run_parts,
+    summarize,
 )
-from pipeline.notebook import read_run
-from pipeline.summary import decimal_text, number_text, read_summary, summarize
+from pipeline.text import decimal_text, escaped, number_text
 from pipeline.version import __version__
 from solver.bird import put, read_mat
 from solver.vocabulary import GRADES, STATUSES
@@ -49,12 +51,16 @@ HARDEST = 20
 MIN_ROWS_FOR_LINE = 10  # the median of fewer rows than this would zigzag across the heat map
 MAX_REASONS = 30
 GRADED = ("unique", "solved")  # the statuses with a grade (SPEC 5.1)
+BOX_PERCENTILES = (10, 25, 50, 75, 90, 99)
 
 # Easy to hard, green to red, so the ladder reads at a glance; rows without a grade in grey.
-GRADE_COLOURS = dict(zip(GRADES, ("#1a9850", "#91cf60", "#d9ef8b", "#fdae61", "#d73027"),
-                         strict=True))
+RUNG_COLOURS = {"prune": "#1a9850", "singles": "#66bd63", "intersections": "#a6d96a",
+                "subsets": "#d9ef8b", "fish": "#fee08b", "wings": "#fdae61", "trial": "#f46d43",
+                "trial2": "#b2182b", "search": "#67001f"}
+GRADE_COLOURS = {rung: RUNG_COLOURS[rung] for rung in GRADES}
 UNGRADED_COLOUR = "#c8c8c8"
-BACKDOOR_COLOURS = {"0": "#deebf7", "1": "#9ecae1", "2": "#2171b5", "3": "#08306b",
+# Sizes far apart in colour: the number of the share is printed on the bar too.
+BACKDOOR_COLOURS = {"0": "#c7e9c0", "1": "#6baed6", "2": "#2171b5", "3": "#08306b",
                     "more than 3": "#d73027"}
 STATUS_COLOURS = {"invalid": "#7f7f7f", "contradictory": "#ff7f0e", "budget_exceeded": "#8c1d18",
                   "unsolvable": "#9467bd", "solved": "#17becf", "unique": "#2ca02c",
@@ -62,15 +68,41 @@ STATUS_COLOURS = {"invalid": "#7f7f7f", "contradictory": "#ff7f0e", "budget_exce
 BOX_COLOUR = "#4c72b0"
 
 
+@dataclass
+class Facts:
+    """What the report shows: the run's summary, the ``Stats`` of each group, duplicates, and
+    the few tables polars picks from the rows."""
+
+    summary: Summary
+    groups: dict[str, Stats]
+    complete: bool
+    duplicates: dict[str, Duplicates]
+    hardest: pl.DataFrame
+    reasons: pl.DataFrame
+    givens_effort: pl.DataFrame
+    givens_median: pl.DataFrame
+
+    @property
+    def numbers(self) -> dict[str, Numbers]:
+        return {name: Numbers.of(stats) for name, stats in self.groups.items()}
+
+    @property
+    def total(self) -> Numbers:
+        return Numbers.of(sum(self.groups.values(), Stats()))
+
+
 def write_report(directory: str | os.PathLike, output: str | os.PathLike | None = None, *,
-                 by: str = "source") -> str:
+                 by: str = "source") -> tuple[str, Summary]:
     """Write the report of the run in ``directory`` to ``output`` (default: ``DIRECTORY.html``
-    beside the directory, never inside it); its location."""
+    beside the directory, never inside it); its location, and the summary it reports (whose
+    ``complete`` says whether the run is)."""
     directory = storage.location(directory).rstrip("/") or "/"
     where = report_location(directory, output)
-    page = build_report(directory, by=by)
+    facts = gather(directory, by)
+    with matplotlib.rc_context(CHART_STYLE):
+        page = render(facts, directory=directory, by=by)
     storage.write_bytes(where, page.encode())
-    return where
+    return where, facts.summary
 
 
 def report_location(directory: str, output: str | os.PathLike | None) -> str:
@@ -80,125 +112,91 @@ def report_location(directory: str, output: str | os.PathLike | None) -> str:
     run = storage.canonical(directory).rstrip("/")
     if (storage.canonical(where) + "/").startswith(run + "/"):  # the directory, or inside it
         raise PipelineError(
-            f"--output {where} is inside the output directory {directory}, which must hold only "
-            "Parquet files; write the report beside it (the default, DIRECTORY.html)")
+            f"--output {escaped(where)} is inside the output directory {escaped(directory)}, "
+            "which must hold only Parquet files; write the report beside it (the default, "
+            "DIRECTORY.html)")
     return where
 
 
-def build_report(directory: str, *, by: str = "source") -> str:
-    """The report of the run in ``directory`` as one HTML page."""
-    rows = check_column(read_run(directory), by)
-    rows = capped_groups(rows.with_row_index(FIRST_ROW), by)
-    facts = gather(rows)
-    facts["groups"] = group_summaries(rows.drop(FIRST_ROW), "group")
-    facts["summary"] = _run_summary(directory)
-    with matplotlib.rc_context(CHART_STYLE):
-        return render(facts, directory=directory, by=by)
+# --- the numbers -------------------------------------------------------------------------------
 
 
-# --- the numbers, with polars ----------------------------------------------------------------
+def gather(directory: str, by: str) -> Facts:
+    """Everything the report of the run in ``directory`` shows, grouped by ``by``."""
+    groups, complete = group_stats_of(directory, by, max_groups=MAX_GROUPS)
+    summary = _run_summary(directory, complete)
+    run, infos = run_parts(directory)
+    parts = [(storage.join(directory, info.name), info.source) for info in infos]
+    kinds = ("exact", "symmetry") if "canonical" in summary.settings.measures else ("exact",)
+    rows = pl.scan_parquet([path for path, _ in parts]) if parts else None
+    tables = _row_tables(rows, by, summary, groups)
+    return Facts(summary, groups, complete, duplicates(parts, kinds), **tables)
 
 
-def capped_groups(rows: pl.LazyFrame, by: str) -> pl.LazyFrame:
-    """``rows`` with a ``group`` column: ``group_key(by)``, or, beyond the ``MAX_GROUPS - 1``
-    largest groups, one group for all the others."""
-    keyed = rows.with_columns(group_key(by))
-    sizes = keyed.group_by("group").len().sort("len", "group", descending=[True, False]).collect()
-    if sizes.height <= MAX_GROUPS:
-        return keyed
-    kept = sizes["group"].head(MAX_GROUPS - 1)
-    others = f"{sizes.height - len(kept):,} other values"
-    return keyed.with_columns(
-        pl.when(pl.col("group").is_in(kept.implode())).then(pl.col("group"))
-        .otherwise(pl.lit(others)).alias("group"))
-
-
-def gather(rows: pl.LazyFrame) -> dict[str, pl.DataFrame]:
-    """Every table the report draws, collected together (polars shares the scans of the parts)."""
-    queries = {
-        "status": rows.group_by("status").len(),
-        "effort": spread(rows, "search_nodes"),
-        "rating": spread(rows, "rating"),
-        "rating_histogram": _histogram(rows, (pl.col("rating") * 2).floor() / 2),
-        "backdoor": _backdoor_counts(rows),
-        "depth_histogram": _histogram(rows, pl.col("search_depth")),
-        "givens_effort": _givens_effort(rows),
-        "givens_median": rows.drop_nulls("search_nodes").group_by("givens").agg(
-            pl.len(), nearest_rank("search_nodes", 50).alias("p50"),
-            nearest_rank("search_nodes", 90).alias("p90"),
-        ).filter(pl.col("len") >= MIN_ROWS_FOR_LINE).sort("givens"),
-        "hardest": hardest(rows),
-        "reasons": rows.drop_nulls("error").group_by("status", "error").agg(
-            pl.len().alias("rows"), pl.col("source").first(), pl.col("row").first(),
-        ).sort(["rows", "status", "error"], descending=[True, False, False]),
-        **_duplicate_queries(rows, "grid", "exact"),
-        **_duplicate_queries(rows, "canonical", "symmetry"),
-    }
-    frames = pl.collect_all(list(queries.values()))
-    return dict(zip(queries, frames, strict=True))
-
-
-def spread(rows: pl.LazyFrame, column: str) -> pl.LazyFrame:
-    """Per group, in order of first appearance: how many values of ``column``, and its
-    nearest-rank percentiles 10, 25, 50, 75, 90, 99 and maximum (what a box plot draws)."""
-    return rows.group_by("group").agg(
-        pl.col(FIRST_ROW).min(), pl.col(column).count().alias("count"),
-        *(nearest_rank(column, p).alias(f"p{p}") for p in (10, 25, 50, 75, 90, 99)),
-        pl.col(column).max().alias("max"),
-    ).sort(FIRST_ROW)
-
-
-def hardest(rows: pl.LazyFrame) -> pl.LazyFrame:
-    """The ``HARDEST`` graded puzzles with the highest rating, then the most search nodes (by
-    search nodes alone when the run has no rating)."""
-    return (rows.filter(pl.col("status").is_in(GRADED))
-            .sort(["rating", "search_nodes", FIRST_ROW], descending=[True, True, False],
-                  nulls_last=True)
-            .head(HARDEST)
-            .select("grid", "group", "source", "row", "status", "givens", "grade", "rating",
-                    "backdoor_size", "search_nodes", "search_depth"))
-
-
-def _histogram(rows: pl.LazyFrame, value: pl.Expr) -> pl.LazyFrame:
-    return (rows.select(value.alias("value")).drop_nulls().group_by("value").len()
-            .sort("value"))
-
-
-def _backdoor_counts(rows: pl.LazyFrame) -> pl.LazyFrame:
-    """Unique puzzles per group and backdoor size; a null size there is "more than 3"."""
-    size = pl.col("backdoor_size").cast(pl.String).fill_null("more than 3").alias("size")
-    return (rows.filter(pl.col("status") == "unique").group_by("group", size).len()
-            .sort("group", "size"))
-
-
-def _givens_effort(rows: pl.LazyFrame) -> pl.LazyFrame:
-    """Rows per number of givens and per quarter decade of search nodes."""
-    quarter = (pl.col("search_nodes").log10() * 4).floor().cast(pl.Int32).alias("quarter")
-    return rows.drop_nulls("search_nodes").group_by("givens", quarter).len().sort("givens", "quarter")
-
-
-def _duplicate_queries(rows: pl.LazyFrame, column: str, name: str) -> dict[str, pl.LazyFrame]:
-    """How many distinct values of ``column`` and how many rows repeat one, and the largest
-    classes of rows sharing a value (with the first row of each)."""
-    where = pl.concat_str(input_name(), pl.lit(":"),
-                          pl.col("row").cast(pl.String))
-    classes = rows.drop_nulls(column).group_by(column).agg(
-        pl.len().alias("rows"), pl.col(FIRST_ROW).min(), where.head(3).alias("where"))
-    return {
-        f"{name}_counts": classes.select(
-            pl.len().alias("distinct"), pl.col("rows").sum().alias("rows"),
-            (pl.col("rows") > 1).sum().alias("repeated_values")),
-        f"{name}_classes": classes.filter(pl.col("rows") > 1)
-        .sort(["rows", FIRST_ROW], descending=[True, False]).head(LARGEST_CLASSES),
-    }
-
-
-def _run_summary(directory: str) -> dict[str, Any]:
-    """The summary the run stored, or one computed now (a run that has not finished)."""
+def _run_summary(directory: str, complete: bool) -> Summary:
+    """The summary the run stored (it has the times), or, for a run whose parts do not hold
+    every row (whatever a stored summary says), one computed now."""
     try:
-        return read_summary(directory)
+        stored = read_summary(directory)
     except PipelineError:
         return summarize(directory)
+    return stored if complete and stored.complete else summarize(directory)
+
+
+def _row_tables(rows: pl.LazyFrame | None, by: str, summary: Summary,
+                groups: dict[str, Stats]) -> dict[str, pl.DataFrame]:
+    """The tables polars picks from the rows: the hardest puzzles (with their group), the
+    reasons of invalid and contradictory rows, and rows per givens and quarter decade of
+    search nodes (with the median and p90 per number of givens)."""
+    empty = {"hardest": pl.DataFrame(), "reasons": pl.DataFrame(),
+             "givens_effort": pl.DataFrame(), "givens_median": pl.DataFrame()}
+    if rows is None:
+        return empty
+    quarter = (pl.col("search_nodes").log10() * 4).floor().cast(pl.Int32).alias("quarter")
+    by_columns = [] if by in ("source",) else [by]
+    hardest, reasons, cells, medians = pl.collect_all([
+        rows.with_row_index("_position").filter(pl.col("status").is_in(GRADED))
+        .sort(["rating", "search_nodes", "_position"], descending=[True, True, False],
+              nulls_last=True)
+        .head(HARDEST)
+        .select(*dict.fromkeys(["grid", "source", "row", "status", "givens", "grade", "rating",
+                                 "backdoor_size", "search_nodes", "search_depth", *by_columns])),
+        rows.drop_nulls("error").group_by("status", "error").agg(
+            pl.len().alias("rows"), pl.col("source").first(), pl.col("row").first(),
+        ).sort(["rows", "status", "error"], descending=[True, False, False]),
+        rows.drop_nulls("search_nodes").group_by("givens", quarter).len().sort("givens", "quarter"),
+        rows.drop_nulls("search_nodes").group_by("givens").agg(
+            pl.len(), _nearest_rank("search_nodes", 50).alias("p50"),
+            _nearest_rank("search_nodes", 90).alias("p90"),
+        ).filter(pl.col("len") >= MIN_ROWS_FOR_LINE).sort("givens"),
+    ])
+    labels = summary.labels
+    others = next((name for name in groups if name.endswith(" other values")), None)
+
+    def group_of(row: dict[str, Any]) -> str:
+        value = row.get(by) if by != "source" else None
+        name = labels.get(row["source"], row["source"]) if value is None else str(value)
+        return name if name in groups or others is None else others
+
+    hardest = hardest.with_columns(
+        pl.Series("group", [group_of(row) for row in hardest.iter_rows(named=True)],
+                  dtype=pl.String))
+    return {"hardest": hardest, "reasons": reasons, "givens_effort": cells,
+            "givens_median": medians}
+
+
+def _nearest_rank(column: str, p: float) -> pl.Expr:
+    """The nearest-rank ``p``-th percentile (``pipeline.stats.percentile``) of a column of a
+    polars group: here only for the givens heat map's lines, which no other place shows."""
+    values = pl.col(column)
+    rank = (values.count() * p / 100).ceil().cast(pl.Int64)
+    return values.drop_nulls().sort().get((rank - 1).clip(0), null_on_oob=True)
+
+
+def spread(histogram: dict[Any, int]) -> dict[str, Any]:
+    """What a box plot draws of a histogram: nearest-rank p10, p25, p50, p75, p90, p99, max."""
+    return {**{f"p{p}": percentile(histogram, p) for p in BOX_PERCENTILES},
+            "max": max(histogram, default=None)}
 
 
 # --- the charts, with matplotlib -------------------------------------------------------------
@@ -230,27 +228,32 @@ def _figure(rows_shown: int = 0, height: float = 3.0) -> tuple[Figure, Any]:
     return figure, figure.subplots()
 
 
-def grade_chart(groups: dict[str, dict[str, Any]]) -> str:
+def grade_chart(numbers: dict[str, Numbers]) -> str:
     """Per group, a bar of 100%: its rows by grade (easy to hard), and the rows with none."""
-    names = list(groups)
+    names = list(numbers)
     figure, axes = _figure(len(names))
     left = [0.0] * len(names)
     labels = [_label(name) for name in names]
     segments = [(rung, GRADE_COLOURS[rung]) for rung in GRADES] + [("no grade", UNGRADED_COLOUR)]
     for rung, colour in segments:
-        shares = [_grade_share(groups[name], rung) for name in names]
+        shares = [_grade_share(numbers[name], rung) for name in names]
         axes.barh(labels, shares, left=left, color=colour, label=rung, height=0.7)
-        for y, (start, share) in enumerate(zip(left, shares, strict=True)):
-            if share >= 7:
-                axes.text(start + share / 2, y, f"{share:.0f}%", ha="center", va="center",
-                          fontsize=7.5, color="white" if rung in ("search", "prune") else "black")
+        _share_labels(axes, left, shares, dark=rung in ("prune", "trial", "trial2", "search"))
         left = [a + b for a, b in zip(left, shares, strict=True)]
     axes.invert_yaxis()
     axes.set_xlim(0, 100)
     axes.set_xlabel("share of the group's rows (%)")
-    axes.legend(ncols=6, loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False, fontsize=8,
+    axes.legend(ncols=5, loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False, fontsize=8,
                 handlelength=1, columnspacing=1)
     return to_svg(figure)
+
+
+def _share_labels(axes, left: list[float], shares: list[float], *, dark: bool) -> None:
+    """The share written on each segment wide enough to hold it."""
+    for y, (start, share) in enumerate(zip(left, shares, strict=True)):
+        if share >= 7:
+            axes.text(start + share / 2, y, f"{share:.0f}%", ha="center", va="center",
+                      fontsize=7.5, color="white" if dark else "black")
 
 
 def _label(name: str) -> str:
@@ -258,29 +261,28 @@ def _label(name: str) -> str:
     return name.replace("$", r"\$")
 
 
-def _grade_share(numbers: dict[str, Any], rung: str) -> float:
-    ladder = numbers["grade_ladder"]
-    count = numbers["rows"] - sum(ladder.values()) if rung == "no grade" else ladder[rung]
-    return 100 * count / numbers["rows"] if numbers["rows"] else 0.0
+def _grade_share(numbers: Numbers, rung: str) -> float:
+    ladder = numbers.grade_ladder
+    count = numbers.rows - numbers.graded if rung == "no grade" else ladder[rung]
+    return 100 * count / numbers.rows if numbers.rows else 0.0
 
 
-def box_chart(spread: pl.DataFrame, *, label: str, log: bool) -> str:
+def box_chart(spreads: dict[str, dict[str, Any]], *, label: str, log: bool) -> str:
     """Per group, a box from p25 to p75 with the median, whiskers from p10 to p90, a dot at
-    p99 and a cross at the maximum."""
-    present = spread.filter(pl.col("count") > 0)
-    names = present["group"].to_list()
-    figure, axes = _figure(len(names))
-    boxes = [{"label": _label(row["group"]), "whislo": row["p10"], "q1": row["p25"], "med": row["p50"],
-              "q3": row["p75"], "whishi": row["p90"], "fliers": []}
-             for row in present.iter_rows(named=True)]
+    p99 and a cross at the maximum (``spread`` of the group's histogram)."""
+    present = {name: box for name, box in spreads.items() if box["max"] is not None}
+    figure, axes = _figure(len(present))
+    boxes = [{"label": _label(name), "whislo": box["p10"], "q1": box["p25"], "med": box["p50"],
+              "q3": box["p75"], "whishi": box["p90"], "fliers": []}
+             for name, box in present.items()]
     axes.bxp(boxes, orientation="horizontal", widths=0.6, patch_artist=True,
              boxprops={"facecolor": "#c6d4ea", "edgecolor": BOX_COLOUR},
              medianprops={"color": "#c0392b", "linewidth": 2})
-    positions = range(1, len(names) + 1)
-    axes.scatter(present["p99"], positions, marker="o", s=14, color=BOX_COLOUR, label="p99",
-                 zorder=3)
-    axes.scatter(present["max"], positions, marker="x", s=18, color="#333333", label="max",
-                 zorder=3)
+    positions = range(1, len(present) + 1)
+    axes.scatter([box["p99"] for box in present.values()], positions, marker="o", s=14,
+                 color=BOX_COLOUR, label="p99", zorder=3)
+    axes.scatter([box["max"] for box in present.values()], positions, marker="x", s=18,
+                 color="#333333", label="max", zorder=3)
     axes.invert_yaxis()
     if log:
         axes.set_xscale("log")
@@ -291,29 +293,43 @@ def box_chart(spread: pl.DataFrame, *, label: str, log: bool) -> str:
     return to_svg(figure)
 
 
-def bar_chart(histogram: pl.DataFrame, *, xlabel: str, width: float = 0.8) -> str:
-    """Rows per value (``value``, ``len``)."""
-    figure, axes = _figure(height=2.6)
-    axes.bar(histogram["value"], histogram["len"], width=width, color=BOX_COLOUR)
-    axes.set_xlabel(xlabel)
-    axes.set_ylabel("rows")
-    axes.grid(axis="y", color="#e4e4e4", linewidth=0.6)
-    axes.set_axisbelow(True)
+def histograms_chart(histograms: dict[str, dict[float, int]], *, xlabel: str,
+                     width: float = 0.8) -> str:
+    """One small bar chart per group (rows per value), sharing the value axis, so that the
+    groups' distributions can be told apart."""
+    shown = {name: histogram for name, histogram in histograms.items() if histogram}
+    columns = min(len(shown), 4)
+    rows = -(-len(shown) // columns)
+    figure = Figure(figsize=(6.4, 0.4 + 1.35 * rows))
+    axes = figure.subplots(rows, columns, sharex=True, squeeze=False)
+    for ax, (name, histogram) in zip(axes.flat, shown.items(), strict=False):
+        ax.bar(list(histogram), list(histogram.values()), width=width, color=BOX_COLOUR)
+        ax.set_title(_label(_shortened(name)), fontsize=8, loc="left")
+        ax.tick_params(labelsize=7)
+        ax.yaxis.set_major_locator(MaxNLocator(3, integer=True))
+    for ax in list(axes.flat)[len(shown):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel(xlabel, fontsize=8)
+    figure.supylabel("rows", fontsize=8)
     return to_svg(figure)
 
 
-def stacked_chart(counts: pl.DataFrame, order: list[str], colours: dict[str, str], *,
+def _shortened(name: str, width: int = 28) -> str:
+    return name if len(name) <= width else "…" + name[-(width - 1):]
+
+
+def stacked_chart(counts: dict[str, dict[str, int]], colours: dict[str, str], *,
                   xlabel: str) -> str:
-    """Per group (in ``order``), a bar of 100% split by ``size`` (``group``, ``size``, ``len``)."""
-    names = [name for name in order if name in set(counts["group"])]
-    table = {(row["group"], row["size"]): row["len"] for row in counts.iter_rows(named=True)}
-    totals = {name: sum(n for (g, _), n in table.items() if g == name) for name in names}
+    """Per group, a bar of 100% split by the keys of ``colours``, each share written on it."""
+    names = [name for name, sizes in counts.items() if sum(sizes.values())]
     figure, axes = _figure(len(names))
     left = [0.0] * len(names)
     for size, colour in colours.items():
-        shares = [100 * table.get((name, size), 0) / totals[name] for name in names]
+        shares = [100 * counts[name].get(size, 0) / sum(counts[name].values()) for name in names]
         axes.barh([_label(name) for name in names], shares, left=left, color=colour, label=size,
                   height=0.7)
+        _share_labels(axes, left, shares, dark=size in ("2", "3", "more than 3"))
         left = [a + b for a, b in zip(left, shares, strict=True)]
     axes.invert_yaxis()
     axes.set_xlim(0, 100)
@@ -366,21 +382,29 @@ table { border-collapse: collapse; font-size: 12px; margin: 6px 0; }
 th, td { padding: 2px 8px; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
 td code { font-size: 10.5px; word-break: break-all; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
-.grids { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 12px; }
-.grids figure { margin: 0; } .grids figcaption { font-size: 11px; color: #444; }
+.grids { display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 16px; }
+.grids figure { margin: 0; min-width: 0; }
+.grids figcaption { font-size: 11px; color: #444; overflow-wrap: anywhere; }
+code.puzzle { display: block; font-size: 9.5px; user-select: all; word-break: break-all;
+              background: #f3f3f3; padding: 2px 3px; margin-top: 3px; }
+h3 { font-size: 14px; margin: 8px 0 2px; }
+.banner { border: 2px solid #d73027; background: #fdecea; padding: 8px 12px; margin: 8px 0;
+          font-size: 14px; border-radius: 6px; }
 pre, code { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; }
 pre.grid { font-size: 12px; line-height: 1.15; margin: 0 0 3px; background: #fafafa; }
 .bar { display: inline-block; height: 10px; background: #4c72b0; vertical-align: middle; }
 """
 
 
-def render(facts: dict[str, Any], *, directory: str, by: str) -> str:
-    """The page: a title, the numbers at a glance, then one section per subject."""
-    summary = facts["summary"]
+def render(facts: Facts, *, directory: str, by: str) -> str:
+    """The page: a title, a banner when rows are missing, the numbers at a glance, then one
+    section per subject."""
+    summary = facts.summary
     blocks = [
         f"<h1>Sudoku run report: {_e(directory)}</h1>",
-        f'<p class="sub">grouped by <code>{_e(by)}</code> · {summary["rows"]["out"]:,} rows · '
+        f'<p class="sub">grouped by <code>{_e(by)}</code> · {summary.rows_out:,} rows · '
         f"sudoku-pipeline {_e(__version__)}</p>",
+        incomplete_banner(summary),
         glance(facts),
         _pair(grades_section(facts), effort_section(facts)),
         _pair(givens_section(facts), duplicates_section(facts)),
@@ -396,110 +420,143 @@ def render(facts: dict[str, Any], *, directory: str, by: str) -> str:
             + "\n".join(block for block in blocks if block) + "\n</body></html>\n")
 
 
-def glance(facts: dict[str, Any]) -> str:
+def incomplete_banner(summary: Summary) -> str:
+    """At the top of the report of a run that is not complete: how many rows are missing."""
+    if summary.complete:
+        return ""
+    known = sum(m.rows for m in summary.missing_rows if m.rows is not None)
+    unread = [m for m in summary.missing_rows if m.rows is None]
+    missing = (f"{known:,} rows are missing" if known else "") + (
+        ("; and " if known else "") + f"{len(unread)} input(s) are not read to their end"
+        if unread else "")
+    of = f" of {summary.rows_in:,}" if summary.rows_in is not None else ""
+    return (f'<div class="banner"><b>This run is incomplete:</b> {summary.rows_out:,}{of} rows '
+            f"are solved; {_e(missing)}. The numbers below count only the rows solved so far; "
+            "rerun the solve-dataset command that wrote it to finish it.</div>")
+
+
+def glance(facts: Facts) -> str:
     """The few numbers that say what the run holds."""
-    status = dict(facts["status"].iter_rows())
-    rows = sum(status.values())
-    graded = sum(sum(g["grade_ladder"].values()) for g in facts["groups"].values())
-    search = sum(g["grade_ladder"]["search"] for g in facts["groups"].values())
-    exact = facts["exact_counts"].row(0, named=True)
-    symmetric = facts["symmetry_counts"].row(0, named=True)
-    effort = facts["summary"]["search_nodes"]
+    total = facts.total
+    status = total.status
+    exact, symmetric = facts.duplicates["exact"], facts.duplicates.get("symmetry")
+    effort = total.search_nodes
+    repeats = f"{exact.rows - exact.distinct:,}" + (
+        f" / {symmetric.rows - symmetric.distinct:,}" if symmetric else "")
     cards = [
-        (f"{rows:,}", "rows"),
-        (f"{status.get('unique', 0) + status.get('solved', 0):,}", "unique or solved"),
-        (f"{_percent(search, graded)}", "of graded puzzles need search"),
-        (f"{number_text(effort['p50'])} / {number_text(effort['p99'])}", "search nodes p50 / p99"),
-        (f"{exact['rows'] - exact['distinct']:,}" + (f" / {symmetric['rows'] - symmetric['distinct']:,}"
-         if symmetric["rows"] else ""), "rows repeat a puzzle" + (
-             " (exactly / up to symmetry)" if symmetric["rows"] else "")),
-        (f"{status.get('invalid', 0) + status.get('contradictory', 0):,}",
-         "invalid or contradictory"),
+        (f"{total.rows:,}", "rows"),
+        (f"{status['unique'] + status['solved']:,}", "unique or solved"),
+        (_percent(total.ladder["needs_search"], total.laddered),
+         f"need search (not singles-solvable) of {total.laddered:,} puzzles neither invalid nor "
+         "contradictory"),
+        (f"{number_text(effort.p50)} / {number_text(effort.p99)}", "search nodes p50 / p99"),
+        (repeats, "rows repeat a puzzle" + (" (exactly / up to symmetry)" if symmetric else "")),
+        (f"{status['invalid'] + status['contradictory']:,}", "invalid or contradictory"),
     ]
-    if (rating := facts["summary"]["rating"])["rows"]:
-        cards.insert(4, (f"{rating['p50']:.2f} / {rating['max']:.2f}", "rating p50 / max"))
+    if total.rating.rows:
+        cards.insert(4, (f"{total.rating.p50:.2f} / {total.rating.max:.2f}", "rating p50 / max"))
     return '<div class="cards">' + "".join(
         f"<div class=\"card\"><b>{_e(value)}</b><span>{_e(label)}</span></div>"
         for value, label in cards) + "</div>"
 
 
-def grades_section(facts: dict[str, Any]) -> str:
-    return _section("grades", "Grade ladder per group", grade_chart(facts["groups"]),
-                    "The first rung whose rules solve the puzzle (SPEC 5.1): prune (naked singles), "
-                    "singles (+ hidden), intersections, subsets; search when none does. Rows that "
-                    "are not unique or solved have no grade.")
+def grades_section(facts: Facts) -> str:
+    return _section("grades", "Grade ladder per group", grade_chart(facts.numbers),
+                    "Shares of each group's rows. The grade is the first rung whose rules solve "
+                    "the puzzle (SPEC 5.1); search when none does. Rows that are not unique or "
+                    "solved have no grade (grey).")
 
 
-def effort_section(facts: dict[str, Any]) -> str:
+def effort_section(facts: Facts) -> str:
+    spreads = {name: spread(stats.search_nodes) for name, stats in facts.groups.items()}
     return _section("effort", "Search effort per group",
-                    box_chart(facts["effort"], label="search nodes (log)", log=True),
+                    box_chart(spreads, label="search nodes (log)", log=True),
                     "Box: p25 to p75, red line the median; whiskers p10 to p90; dot p99; cross max.")
 
 
-def givens_section(facts: dict[str, Any]) -> str:
-    cells = facts["givens_effort"]
-    chart = givens_chart(cells, facts["givens_median"]) if cells.height else "<p>no rows</p>"
+def givens_section(facts: Facts) -> str:
+    cells = facts.givens_effort
+    chart = givens_chart(cells, facts.givens_median) if cells.height else "<p>no rows</p>"
     return _section("givens", "Givens against effort", chart,
                     "Rows per number of givens and search nodes (quarter decades); the red lines "
                     "are the median and p90 of search nodes for each number of givens (with at "
                     f"least {MIN_ROWS_FOR_LINE} rows).")
 
 
-def duplicates_section(facts: dict[str, Any]) -> str:
+def duplicates_section(facts: Facts) -> str:
     """Rows that repeat a puzzle: exactly (the ``grid``), and up to symmetry (``canonical``)."""
-    parts = [_duplicates_block(facts, "exact", "Exact (the same grid)", "grid")]
-    if facts["symmetry_counts"]["rows"][0]:
-        parts.append(_duplicates_block(facts, "symmetry", "Up to symmetry (the same canonical "
-                                       "form, SPEC 6)", "canonical"))
+    parts = [_duplicates_block(facts.duplicates["exact"], "Exact (the same grid)")]
+    if "symmetry" in facts.duplicates:
+        parts.append(_duplicates_block(facts.duplicates["symmetry"],
+                                       "Up to symmetry (the same canonical form, SPEC 6)"))
     else:
         parts.append('<p class="note">No canonical forms in this run (--measures canonical): '
                      "duplicates up to symmetry are not counted.</p>")
     return _section("duplicates", "Duplicates", "".join(parts))
 
 
-def _duplicates_block(facts: dict[str, Any], name: str, title: str, column: str) -> str:
-    counts = facts[f"{name}_counts"].row(0, named=True)
-    repeats = counts["rows"] - counts["distinct"]
-    lines = [f"<h3 style=\"font-size:14px;margin:8px 0 2px\">{_e(title)}</h3>",
-             f"<p>{counts['distinct']:,} distinct of {counts['rows']:,} rows: <b>{_rows(repeats)} "
-             f"({_percent(repeats, counts['rows'])}) repeat an earlier one</b>, in "
-             f"{_plural(counts['repeated_values'], 'class', 'classes')}.</p>"]
-    classes = facts[f"{name}_classes"]
-    if classes.height:
+def _duplicates_block(found: Duplicates, title: str) -> str:
+    repeats = found.rows - found.distinct
+    lines = [f"<h3>{_e(title)}</h3>",
+             f"<p>{found.distinct:,} distinct of {found.rows:,} rows: <b>{_rows(repeats)} "
+             f"({_percent(repeats, found.rows)}) repeat an earlier one</b>, in "
+             f"{_plural(found.repeated, 'class', 'classes')}.</p>"]
+    if found.shared:
+        lines.append(_table(["inputs sharing puzzles", "classes"], [
+            [_e(" & ".join(inputs)), f"{classes:,}"] for inputs, classes in found.shared.items()],
+            numeric={1}))
+    if found.largest:
         lines.append(_table(
-            ["rows", column, "where (input:row)"],
-            [[f"{r['rows']:,}", f"<code>{_e(r[column])}</code>",
-              _e(", ".join(r["where"]) + (", …" if r["rows"] > len(r["where"]) else ""))]
-             for r in classes.iter_rows(named=True)], numeric={0}))
+            ["rows", found.column, "where (input:row)"],
+            [[f"{c.rows:,}", f"<code>{_e(c.value)}</code>",
+              _e(", ".join(f"{_short(source)}:{row}" for source, row in c.where)
+                 + (", …" if c.rows > len(c.where) else ""))]
+             for c in found.largest], numeric={0}))
     return "".join(lines)
 
 
-def rating_section(facts: dict[str, Any]) -> str:
-    if not facts["rating_histogram"].height:
+def _rating_samples(facts: Facts) -> int:
+    return facts.summary.settings.rating_samples
+
+
+def rating_section(facts: Facts) -> str:
+    if not facts.total.rating.rows:
         return _not_measured("rating", "Rating", "rating")
+    spreads = {name: spread(stats.rating) for name, stats in facts.groups.items()}
     return _section(
         "rating", "Rating per group",
-        box_chart(facts["rating"], label="rating (mean search depth over symmetric copies)",
-                  log=False),
-        "SPEC 5.2: the mean search depth of 32 symmetric copies, searched with singles; 0 for a "
-        "singles-solvable puzzle. Unique puzzles only. Box and whiskers as for search effort.")
+        box_chart(spreads, label="rating (mean search depth over symmetric copies)", log=False),
+        f"SPEC 5.2: the mean search depth of {_rating_samples(facts)} symmetric copies, searched "
+        "with singles; 0 for a singles-solvable puzzle. Unique puzzles only. Box and whiskers "
+        "as for search effort.")
 
 
-def rating_distribution_section(facts: dict[str, Any]) -> str:
-    if not facts["rating_histogram"].height:
+def rating_distribution_section(facts: Facts) -> str:
+    if not facts.total.rating.rows:
         return ""
-    return _section("rating-distribution", "Rating distribution",
-                    bar_chart(facts["rating_histogram"], xlabel="rating (bins of 0.5)", width=0.45))
+    histograms = {name: _binned(stats.rating, 0.5) for name, stats in facts.groups.items()}
+    return _section("rating-distribution", "Rating distribution per group",
+                    histograms_chart(histograms, xlabel="rating (bins of 0.5)", width=0.45))
 
 
-def backdoor_section(facts: dict[str, Any]) -> str:
-    counts = facts["backdoor"]
-    if not counts.height or set(counts["size"]) == {"more than 3"}:
+def _binned(histogram: dict[float, int], width: float) -> dict[float, int]:
+    binned: dict[float, int] = {}
+    for value, count in sorted(histogram.items()):
+        start = (value // width) * width
+        binned[start] = binned.get(start, 0) + count
+    return binned
+
+
+def backdoor_section(facts: Facts) -> str:
+    counts = {}
+    for name, stats in facts.groups.items():
+        sizes = {str(size): count for size, count in sorted(stats.backdoor_size.items())}
+        counts[name] = {**sizes, "more than 3": stats.status["unique"] - sum(sizes.values())}
+    if not facts.total.backdoor_size_histogram:
         return _not_measured("backdoor", "Backdoor size", "backdoor")
     return _section(
         "backdoor", "Backdoor size per group",
-        stacked_chart(counts, list(facts["groups"]), BACKDOOR_COLOURS,
-                      xlabel="share of the group's unique puzzles (%)"),
+        stacked_chart(counts, BACKDOOR_COLOURS, xlabel="share of the group's unique puzzles (%)"),
         "SPEC 5.3: the fewest cells of the solution that, given, let singles finish the puzzle.")
 
 
@@ -508,69 +565,75 @@ def _not_measured(anchor: str, title: str, measure: str) -> str:
                     f"{measure}, or --config configs/analytics.toml).</p>")
 
 
-def statuses_section(facts: dict[str, Any]) -> str:
-    counts = dict(facts["status"].iter_rows())
+def statuses_section(facts: Facts) -> str:
+    counts = facts.total.status
     total = sum(counts.values())
     body = _table(["status", "rows", "share", ""], [
-        [f'<span style="color:{STATUS_COLOURS[name]}">■</span> {name}', f"{counts.get(name, 0):,}",
-         _percent(counts.get(name, 0), total),
-         f'<span class="bar" style="width:{200 * counts.get(name, 0) / max(total, 1):.0f}px">'
-         "</span>"]
+        [f'<span style="color:{STATUS_COLOURS[name]}">■</span> {name}', f"{counts[name]:,}",
+         _percent(counts[name], total),
+         f'<span class="bar" style="width:{200 * counts[name] / max(total, 1):.0f}px"></span>']
         for name in STATUSES], numeric={1, 2})
     return _section("statuses", "Statuses", body, "SPEC 3: the first that applies, in this order.")
 
 
-def depth_section(facts: dict[str, Any]) -> str:
-    histogram = facts["depth_histogram"]
-    chart = bar_chart(histogram, xlabel="search depth (deepest node)") if histogram.height else ""
-    return _section("depth", "Search depth", chart, "0 when pruning alone solves the puzzle.")
+def depth_section(facts: Facts) -> str:
+    histograms = {name: dict(sorted(stats.search_depth.items()))
+                  for name, stats in facts.groups.items()}
+    chart = histograms_chart(histograms, xlabel="search depth") if facts.total.rows else ""
+    return _section("depth", "Search depth per group", chart,
+                    "The deepest node of each search; 0 when pruning alone solves the puzzle.")
 
 
-def groups_section(facts: dict[str, Any], by: str) -> str:
+def groups_section(facts: Facts, by: str) -> str:
     """The numbers of ``summarize --by``, one row per group."""
     keys = [f"p{p}" for p in PERCENTILES] + ["max"]
     rows = []
-    for name, numbers in facts["groups"].items():
-        graded = sum(numbers["grade_ladder"].values())
-        rating, status = numbers["rating"], numbers["status"]
-        rows.append([_e(name), f"{numbers['rows']:,}",
+    for name, numbers in facts.numbers.items():
+        status = numbers.status
+        rows.append([_e(name), f"{numbers.rows:,}",
                      *(f"{status[s]:,}" for s in ("unique", "multiple")),
-                     f"{numbers['rows'] - status['unique'] - status['multiple']:,}",
-                     _percent(numbers["grade_ladder"]["search"], graded),
-                     *(number_text(numbers["search_nodes"][k]) for k in keys),
-                     *(decimal_text(rating[k]) for k in keys)])
-    headers = [_e(by), "rows", "unique", "multiple", "other", "search", *(
-        f"nodes {k}" for k in keys), *(f"rating {k}" for k in keys)]
+                     f"{numbers.rows - status['unique'] - status['multiple']:,}",
+                     *(_percent(numbers.ladder[key], numbers.laddered) for key in LADDER_LABELS),
+                     *(number_text(getattr(numbers.search_nodes, k)) for k in keys),
+                     *(decimal_text(getattr(numbers.rating, k)) for k in keys)])
+    headers = [_e(by), "rows", "unique", "multiple", "other",
+               *(LADDER_LABELS[key] for key in LADDER_LABELS),
+               *(f"nodes {k}" for k in keys), *(f"rating {k}" for k in keys)]
     return _section("groups", f"Per {by}", _table(headers, rows, numeric=set(range(1, len(headers)))),
-                    f"As sudoku-pipeline summarize --by {by}; search: the share of graded puzzles "
-                    "that need search.")
+                    f"As sudoku-pipeline summarize --by {by}. The three ladder shares are of the "
+                    "group's puzzles that are neither invalid nor contradictory; needs search: "
+                    "not singles-solvable.")
 
 
-def hardest_section(facts: dict[str, Any]) -> str:
-    """The hardest puzzles as the seeds draw them (``put``), with their numbers."""
+def hardest_section(facts: Facts) -> str:
+    """The hardest puzzles as the seeds draw them (``put``), with their numbers and their
+    81-character form to copy."""
     figures = []
-    for rank, row in enumerate(facts["hardest"].iter_rows(named=True), start=1):
+    for rank, row in enumerate(facts.hardest.iter_rows(named=True), start=1):
         rating = "" if row["rating"] is None else f"rating {row['rating']:.2f} · "
         backdoor = "" if row["backdoor_size"] is None else f"backdoor {row['backdoor_size']} · "
         figures.append(
             f"<figure><pre class=\"grid\">{_e(put(read_mat(row['grid'])))}</pre><figcaption>"
-            f"<b>#{rank}</b> {_group_label(row)}{_e(_short(row['source']))}:{row['row']} · "
-            f"{row['givens']} givens<br>{rating}{backdoor}grade {_e(row['grade'] or '-')}<br>"
-            f"{row['search_nodes']:,} nodes · depth {row['search_depth']}</figcaption></figure>")
-    order = "rating, then search nodes" if facts["rating_histogram"].height else "search nodes"
+            f"<b>#{rank}</b> {_group_label(row, facts.summary)}"
+            f"{_e(_short(row['source']))}:{row['row']} · {row['givens']} givens<br>"
+            f"{rating}{backdoor}grade {_e(row['grade'] or '-')}<br>"
+            f"{row['search_nodes']:,} nodes · depth {row['search_depth']}<br>"
+            f"<code class=\"puzzle\">{_e(row['grid'])}</code></figcaption></figure>")
+    order = "rating, then search nodes" if facts.total.rating.rows else "search nodes"
     return _section("hardest", f"The {len(figures)} hardest puzzles",
                     f'<div class="grids">{"".join(figures)}</div>',
-                    f"Unique or solved puzzles with the highest {order}.")
+                    f"Unique or solved puzzles with the highest {order}; under each, the puzzle "
+                    "as one line to copy.")
 
 
-def _group_label(row: dict[str, Any]) -> str:
-    """A hardest puzzle's group, unless it is just its input file's name."""
+def _group_label(row: dict[str, Any], summary: Summary) -> str:
+    """A hardest puzzle's group, unless it is just its input's label."""
     group = row["group"]
-    return "" if group in (row["source"], _short(row["source"])) else f"{_e(group)}<br>"
+    return "" if group == summary.labels.get(row["source"]) else f"{_e(group)}<br>"
 
 
-def reasons_section(facts: dict[str, Any]) -> str:
-    reasons = facts["reasons"]
+def reasons_section(facts: Facts) -> str:
+    reasons = facts.reasons
     if not reasons.height:
         return _section("reasons", "Invalid and contradictory rows", "<p>None.</p>")
     shown = reasons.head(MAX_REASONS)
@@ -584,27 +647,34 @@ def reasons_section(facts: dict[str, Any]) -> str:
                     "The error column, counted; the most frequent first.")
 
 
-def run_section(summary: dict[str, Any]) -> str:
+def run_section(summary: Summary) -> str:
     """The run's settings, versions and inputs (from its stored summary)."""
-    wall = summary.get("wall_seconds")
-    facts = [("complete", summary["complete"]), ("rows in / out",
-             f"{number_text(summary['rows']['in'])} / {summary['rows']['out']:,}"),
-             ("engine, workers", f"{summary['engine']}, {summary['workers']}"),
+    wall = summary.wall_seconds
+    facts = [("complete", summary.complete), ("rows in / out",
+             f"{number_text(summary.rows_in)} / {summary.rows_out:,}"),
+             ("engine, workers", f"{summary.engine}, {summary.workers}"),
              ("wall time", "not recorded" if not wall else
-              f"{wall:,.1f} s ({summary['puzzles_per_second']:,.0f} puzzles/s)"),
-             ("parts", summary["output"]["parts"])]
+              f"{wall:,.1f} s ({summary.puzzles_per_second:,.0f} puzzles/s)"),
+             ("parts", summary.parts), ("rows per batch", number_text(summary.batch_rows))]
     inputs = _table(["input", "format", "rows", "bytes", "sha256"], [
-        [_e(i["path"]), _e(i.get("format", "")), number_text(i.get("rows")), number_text(i.get("bytes")),
-         f"<code title=\"{_e(i.get('sha256', ''))}\">{_e(str(i.get('sha256', ''))[:16])}…</code>"]
-        for i in summary["inputs"]], numeric={2, 3})
+        [_e(i.path), _e(i.format), number_text(i.rows), number_text(i.bytes),
+         f"<code title=\"{_e(i.sha256)}\">{_e(i.sha256[:16])}…</code>"]
+        for i in summary.inputs], numeric={2, 3})
+    settings = [[_e(name), _e(_setting(name, value, summary))]
+                for name, value in summary.settings.to_dict().items()]
     return _section("run", "The run", _pair(
         _table(["", ""], [[_e(k), _e(v)] for k, v in facts])
-        + "<h3 style=\"font-size:14px\">Inputs</h3>" + inputs
-        + "<h3 style=\"font-size:14px\">Versions</h3>"
-        + _table(["", ""], [[_e(k), _e(v)] for k, v in summary["versions"].items()]),
-        "<h3 style=\"font-size:14px;margin-top:0\">Settings</h3>"
-        + _table(["setting", "value"], [[_e(k), _e(_setting(v))]
-                                         for k, v in summary["settings"].items()])))
+        + "<h3>Inputs</h3>" + inputs
+        + "<h3>Versions</h3>"
+        + _table(["", ""], [[_e(k), _e(v)] for k, v in summary.versions.items()]),
+        "<h3 style=\"margin-top:0\">Settings</h3>" + _table(["setting", "value"], settings)))
+
+
+def _setting(name: str, value: Any, summary: Summary) -> str:
+    """A setting's value as given, and what it came to where 0 means 'chosen'."""
+    if name == "batch_size" and value == 0 and summary.batch_rows:
+        return f"0 (chosen: {summary.batch_rows:,} rows a batch)"
+    return ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
 
 
 def _section(anchor: str, title: str, body: str, note: str = "") -> str:
@@ -635,10 +705,6 @@ def _e(value: Any) -> str:
 def _short(source: str) -> str:
     """An input file's name without its directories (the run section lists the paths)."""
     return source.replace("\\", "/").rsplit("/", 1)[-1]
-
-
-def _setting(value: Any) -> str:
-    return ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
 
 
 def _percent(count: int, total: int) -> str:

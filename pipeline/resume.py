@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
 
 import pyarrow as pa
 
@@ -40,10 +39,9 @@ from pipeline.part import (
     read_columns,
     read_footer,
     read_record,
-    run_metadata,
     write_record,
 )
-from pipeline.provenance import difference
+from pipeline.provenance import RunRecord
 from pipeline.stats import STATS_COLUMNS, Stats
 
 # The run's records among its parts, Parquet files of no rows (``part.write_record``); their
@@ -67,13 +65,13 @@ class Survey:
 class Output:
     """An output directory, locked for this run.
 
-    ``run`` is the run record every part and the summary carry: the one in the manifest
-    when the run is resumed (so all its parts agree), else this run's. ``done`` holds the
-    info and stats of each finished part, by (file index, batch index).
+    ``run`` is the run's record: the one in the manifest when the run is resumed (so all its
+    parts agree), else this run's. ``done`` holds the info and stats of each finished part, by
+    (file index, batch index).
     """
 
     directory: str
-    run: dict[str, Any]
+    run: RunRecord
     resumed: bool
     done: dict[tuple[int, int], tuple[PartInfo, Stats]] = field(default_factory=dict)
     lock: storage.Lock | None = None
@@ -115,7 +113,7 @@ def survey(directory: str) -> Survey:
 
 
 def open_output(
-    directory: str | os.PathLike, run: dict[str, Any], schema: pa.Schema, *, overwrite: bool
+    directory: str | os.PathLike, run: RunRecord, schema: pa.Schema, *, overwrite: bool
 ) -> Output:
     """Lock ``directory`` and start a run in it, or continue the one it holds (see module).
     ``schema`` is the input columns' (the manifest of a new run is written with the parts'
@@ -152,7 +150,7 @@ def open_output(
                     f"output directory {directory} holds parts of a run without its "
                     f"{MANIFEST_FILE}; add --overwrite to start again, or choose another --output"
                 )
-            if changed := difference(previous, run):
+            if changed := previous.difference(run):
                 raise PipelineError(
                     f"output directory {directory} holds a run with {changed}; rerun with "
                     "the same inputs and settings to continue it, add --overwrite to replace "
@@ -165,7 +163,7 @@ def open_output(
         if output.resumed:
             output.done = finished_parts(directory, output.run, found.parts)
         else:
-            write_manifest(directory, output_schema(schema, run))
+            write_manifest(directory, output_schema(schema), run)
     except BaseException:
         output.close()
         raise
@@ -173,7 +171,7 @@ def open_output(
 
 
 def finished_parts(
-    directory: str, run: dict[str, Any], parts: dict[tuple[int, int], Footer]
+    directory: str, run: RunRecord, parts: dict[tuple[int, int], Footer]
 ) -> dict[tuple[int, int], tuple[PartInfo, Stats]]:
     """The ``parts`` that are complete and belong to ``run``: their info and stats. The others
     are deleted (they are this program's files, of no use to this run, and will be written
@@ -185,7 +183,7 @@ def finished_parts(
         usable = (
             belongs_to(footer, run)
             and info.key == key
-            and info.first_row == key[1] * run["batch_rows"]
+            and info.first_row == key[1] * run.batch_rows
             and info.rows == footer.num_rows
         )
         if usable:
@@ -198,9 +196,9 @@ def finished_parts(
     return done
 
 
-def belongs_to(footer: Footer, run: dict[str, Any]) -> bool:
+def belongs_to(footer: Footer, run: RunRecord) -> bool:
     """Whether a part's footer says it was written for ``run``."""
-    return footer.run == run_metadata(run)[RUN_KEY]
+    return footer.run == run.identity
 
 
 @dataclass(frozen=True)
@@ -240,33 +238,31 @@ def coverage(infos: list[PartInfo], sources: list[str]) -> Coverage:
     return Coverage(rows, reached, last_seen, gaps)
 
 
-def write_manifest(directory: str, schema: pa.Schema) -> None:
+def write_manifest(directory: str, schema: pa.Schema, run: RunRecord) -> None:
     """The manifest: the parts' schema, with the run record in its metadata, and no rows."""
-    write_record(storage.join(directory, MANIFEST_FILE), schema, {})
+    record = json.dumps(run.to_json(), sort_keys=True).encode()
+    write_record(storage.join(directory, MANIFEST_FILE), schema, {RUN_KEY: record})
 
 
-def read_manifest(directory: str) -> dict[str, Any] | None:
+def read_manifest(directory: str) -> RunRecord | None:
     """The run record in the directory's manifest, or None when there is none (a
     ``PipelineError`` when it cannot be read)."""
     path = storage.join(directory, MANIFEST_FILE)
     try:
         _, record = read_record(path, RUN_KEY)
-        run = json.loads(record)
-        difference(run, run)  # every field a run record needs is there
-        int(run["batch_rows"])
+        return RunRecord.from_json(json.loads(record))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError, PipelineError):
         raise PipelineError(
             f"{path} cannot be read; add --overwrite to start again, or choose another --output"
         ) from None
-    return run
 
 
 def manifest_schema(directory: str) -> pa.Schema:
-    """The parts' schema, as the manifest has it."""
+    """The parts' schema, as the manifest has it (without the manifest's metadata)."""
     schema, _ = read_record(storage.join(directory, MANIFEST_FILE), RUN_KEY)
-    return schema
+    return schema.remove_metadata()
 
 
 def _clear(directory: str) -> None:

@@ -18,17 +18,18 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from dataclasses import asdict, dataclass, field, replace
+from typing import TypeVar
 
 import numpy as np
 import pyarrow as pa
 
 from pipeline import storage
-from pipeline.engines import Engine, Failure, PartMissing, build_engine
+from pipeline.columns import RESULT_NAMES
+from pipeline.engines.contract import Engine, Failure, PartMissing
 from pipeline.errors import PipelineError, RunIncomplete, one_line
-from pipeline.part import RESULT_COLUMNS, PartInfo, output_schema
-from pipeline.provenance import run_record
+from pipeline.part import PartInfo, output_schema
+from pipeline.provenance import InputEntry, RunRecord
 from pipeline.read import (
     InputChanged,
     InputFile,
@@ -49,8 +50,17 @@ from pipeline.resume import (
 )
 from pipeline.settings import RUN_SETTINGS, Settings, available_cores
 from pipeline.stats import Stats
-from pipeline.summary import build_summary, by_input_of, duplicates_of, summarize, write_summary
-from pipeline.work import Unit, to_ipc
+from pipeline.summary import (
+    InputRows,
+    MissingRows,
+    Summary,
+    build_summary,
+    by_input_of,
+    duplicates_of,
+    summarize,
+    write_summary,
+)
+from pipeline.work import Unit, solve_part, to_ipc
 
 __all__ = ["solve_dataset"]
 # Puzzles that load every compiled kernel a run's settings use, before the workers are forked
@@ -77,7 +87,7 @@ def solve_dataset(
     *,
     engine: Engine | None = None,
     progress: bool | None = None,
-) -> dict[str, Any]:
+) -> Summary:
     """Solve every puzzle of ``inputs`` into Parquet parts in ``output``; return the summary.
 
     A run that was stopped (killed, interrupted, out of time, out of disk) continues when
@@ -92,8 +102,8 @@ def solve_dataset(
     its subclass ``RunIncomplete`` when the time limit stops the run or rows are missing.
 
     >>> summary = solve_dataset(["data/sample.csv"], "output", load_settings())  # doctest: +SKIP
-    >>> summary["rows"]                                                          # doctest: +SKIP
-    {'in': 300, 'out': 300}
+    >>> summary.rows_out                                                         # doctest: +SKIP
+    300
     """
     started = time.perf_counter()
     engine = engine or build_engine(settings)
@@ -109,6 +119,19 @@ def solve_dataset(
         return finish(plan, dispatched, wall_seconds=time.perf_counter() - started)
     finally:
         plan.out.close()
+
+
+def build_engine(settings: Settings) -> Engine:
+    """The engine ``settings.engine`` names, sized by ``settings.workers``, running
+    ``pipeline.work.solve_part``: chosen here, once (``pipeline.engines``)."""
+    if settings.engine == "dask":
+        from pipeline.engines.dask import DaskEngine
+
+        return DaskEngine(workers=settings.workers, scheduler=settings.scheduler,
+                          function=solve_part)
+    from pipeline.engines.local import LocalEngine
+
+    return LocalEngine(workers=settings.workers, function=solve_part)
 
 
 # --- plan ------------------------------------------------------------------------------------
@@ -127,12 +150,12 @@ class Plan:
     @property
     def batch_rows(self) -> int:
         """Rows per batch: the run's, as chosen when it started (``batch_size`` or auto)."""
-        return self.out.run["batch_rows"]
+        return self.out.run.batch_rows
 
     @property
     def compression(self) -> str:
         """The run's compression, as it started: every part of a run is written alike."""
-        return self.out.run["settings"]["compression"]
+        return self.out.run.settings.compression
 
     def finished(self) -> bool:
         """Whether the directory already holds every row of this run (decided from the
@@ -147,25 +170,24 @@ def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
     (see the module)."""
     sources = [
         inspect_input(path, column=settings.column, solution_column=settings.solution_column,
-                      reserved=RESULT_COLUMNS)
+                      reserved=RESULT_NAMES)
         for path in find_inputs(inputs)
     ]
     output = storage.location(output)
     _check_not_inside(sources, output)
     input_schema = _unified_schema(sources)
     digests = [file_digest(source.path) for source in sources]
-    run = run_record(settings, [
-        {"path": s.path, "format": s.format, "bytes": s.size, "sha256": digest}
-        for s, (digest, _) in zip(sources, digests, strict=True)
-    ])
+    entries = [InputEntry(s.path, s.format, s.size, digest)
+               for s, (digest, _) in zip(sources, digests, strict=True)]
     estimate = _row_estimate(sources, [lines for _, lines in digests])
     with _compiling_note(show_compiling):
         _warm_up_solver(settings)  # loaded (or compiled) here, before the workers are forked
-    run["batch_rows"] = settings.batch_size or auto_batch_rows(sources[0], settings, estimate)
+    batch_rows = settings.batch_size or auto_batch_rows(sources[0], settings, estimate)
+    run = RunRecord.new(settings, entries, batch_rows)
     out = open_output(output, run, input_schema, overwrite=settings.overwrite)
     if out.resumed:
-        _warn_about_kept_settings(out.run["settings"], settings)
-    return Plan(sources, out, output_schema(input_schema, out.run), settings, estimate)
+        _warn_about_kept_settings(out.run.settings, settings)
+    return Plan(sources, out, output_schema(input_schema), settings, estimate)
 
 
 def auto_batch_rows(first: InputFile, settings: Settings, estimate: int | None) -> int:
@@ -185,7 +207,7 @@ def _pilot(source: InputFile, settings: Settings) -> float:
     """Seconds per row of the solver on the first rows of ``source`` (at most ``PILOT_ROWS``
     rows, stopping after ``PILOT_SECONDS``)."""
     import solver
-    from pipeline.work import ascii_grid, text_array
+    from pipeline.arrow import ascii_grid, text_array
 
     first = next(iter(read_batches(source, PILOT_ROWS)), None)
     if first is None:
@@ -215,14 +237,14 @@ def _compiling_note(show: bool) -> Iterator[None]:
         note.cancel()
 
 
-def _warn_about_kept_settings(started_with: dict[str, Any], settings: Settings) -> None:
+def _warn_about_kept_settings(started_with: Settings, settings: Settings) -> None:
     """A continued run keeps the settings of how its output is written; name any given now
     that it does not take, rather than ignoring it silently."""
     for name in RUN_SETTINGS:
-        if started_with.get(name) != getattr(settings, name):
+        if getattr(started_with, name) != getattr(settings, name):
             log.warning(
                 "this run continues with %s = %r, as it started; %s %s applies to a new run "
-                "only (add --overwrite to start again)", name, started_with.get(name),
+                "only (add --overwrite to start again)", name, getattr(started_with, name),
                 "--" + name.replace("_", "-"), getattr(settings, name))
 
 
@@ -276,14 +298,13 @@ def _row_estimate(sources: list[InputFile], newlines: list[int]) -> int | None:
     return total
 
 
-def _already_complete(out: Output) -> dict[str, Any]:
+def _already_complete(out: Output) -> Summary:
     """The summary of a run that is complete already, from its parts; nothing is solved.
     (A run killed after its last part but before its summary gets its summary now.)"""
     summary = summarize(out.directory)
     if storage.kind(out.path(SUMMARY_FILE)) is None:
         write_summary(out.directory, summary)
-    summary["resumed_rows"] = summary["rows"]["out"]
-    return summary
+    return replace(summary, resumed_rows=summary.rows_out)
 
 
 # --- dispatch --------------------------------------------------------------------------------
@@ -312,7 +333,7 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
     def units() -> Iterator[Unit]:
         for file_index, source in enumerate(plan.sources):
             # The reader checks, at the input's end, that it read what the plan hashed.
-            expected = out.run["inputs"][file_index]["sha256"]
+            expected = out.run.inputs[file_index].sha256
             batches = with_last(read_batches(source, plan.batch_rows, expected_sha256=expected))
             for batch_index, (batch, last) in enumerate(batches):
                 info = PartInfo(source.path, file_index, batch_index,
@@ -331,6 +352,7 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
                     solution_column=source.solution_column,
                     schema=plan.schema,
                     options=settings.solve_options,
+                    record=out.run.part_record(file_index),
                     compression=plan.compression,
                     path=out.path(info.name),
                 )
@@ -369,7 +391,7 @@ def _made_again(out: Output, plan: Plan) -> bool:
     if storage.kind(out.path(MANIFEST_FILE)) is not None:
         return False
     storage.make_directory(out.directory)
-    write_manifest(out.directory, plan.schema)
+    write_manifest(out.directory, plan.schema, out.run)
     return True
 
 
@@ -433,7 +455,7 @@ def _warm_up_solver(settings: Settings) -> None:
 # --- finish ----------------------------------------------------------------------------------
 
 
-def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> dict[str, Any]:
+def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> Summary:
     """Check the parts on disk, store the summary, and raise ``RunIncomplete`` for rows
     missing (a time limit, batches that kept failing, parts lost during the run)."""
     out = plan.out
@@ -454,10 +476,10 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> dict[s
         )
     missing = [_missing_entry(failure) for failure in dispatched.failures]
     inputs = [
-        {**entry, "rows": rows}
-        for entry, rows in zip(out.run["inputs"], dispatched.rows_read, strict=True)
+        InputRows(**asdict(entry), rows=rows)
+        for entry, rows in zip(out.run.inputs, dispatched.rows_read, strict=True)
     ]
-    parts = [out.path(info.name) for _, (info, _) in sorted(dispatched.parts.items())]
+    infos = [info for _, (info, _) in sorted(dispatched.parts.items())]
     summary = build_summary(
         stats,
         rows_in=sum(dispatched.rows_read),
@@ -465,11 +487,12 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> dict[s
         inputs=inputs,
         output=out.directory,
         wall_seconds=wall_seconds,
+        workers=plan.settings.workers,
+        engine=plan.settings.engine,
         rows_kept=dispatched.rows_kept,
         missing=missing,
-        duplicates=duplicates_of(out.run, parts),
-        by_input=by_input_of([entry["path"] for entry in out.run["inputs"]],
-                             dispatched.parts.values()),
+        duplicates=duplicates_of(out.run, out.directory, infos),
+        by_input=by_input_of(out.run.paths, dispatched.parts.values()),
     )
     write_summary(out.directory, summary)
     if missing:
@@ -489,25 +512,20 @@ def _lost_parts(out: Output, dispatched: Dispatched) -> list[PartInfo]:
     return lost
 
 
-def _missing_entry(failure: Failure) -> dict[str, Any]:
+def _missing_entry(failure: Failure) -> MissingRows:
     """The rows of a unit given up, for the summary and the message."""
     info = failure.unit.part
-    return {
-        "source": info.source,
-        "first_row": info.first_row,
-        "last_row": info.first_row + info.rows - 1,
-        "rows": info.rows,
-        "reason": f"{failure.reason} ({failure.attempts} attempts)",
-    }
+    return MissingRows(info.source, info.first_row, info.first_row + info.rows - 1, info.rows,
+                       f"{failure.reason} ({failure.attempts} attempts)")
 
 
-def _missing_message(missing: list[dict[str, Any]], directory: str) -> str:
+def _missing_message(missing: list[MissingRows], directory: str) -> str:
     """One line: which rows are missing, why, and how to get them."""
     shown = "; ".join(
-        f"rows {m['first_row']}-{m['last_row']} of {m['source']}: {m['reason']}" for m in missing[:3]
+        f"rows {m.first_row}-{m.last_row} of {m.source}: {m.reason}" for m in missing[:3]
     )
     more = f"; and {len(missing) - 3} more batches (see the summary)" if len(missing) > 3 else ""
-    rows = sum(m["rows"] for m in missing)
+    rows = sum(m.rows for m in missing)
     return (
         f"{rows:,} rows are missing from {directory}, in {len(missing)} batch(es) that kept "
         f"failing ({shown}{more}); every other row is written, with the summary; rerun the "

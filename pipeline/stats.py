@@ -1,21 +1,28 @@
-"""``Stats``: counts over rows of the output, computed per part and added up.
+"""Every number a run reports, computed one way: ``Stats`` counts rows, ``Numbers`` reads them.
 
-The same ``Stats.of_table`` runs in the workers (on each part as it is written), in resume (on
-the parts kept from a stopped run) and in ``summarize`` (on the parts read back), so a
-summary recomputed from the Parquet output has exactly the numbers of the run that wrote it.
+``Stats`` holds counts over some rows of the output (histograms of values, not the rows), and
+``a + b`` counts the rows of both: the workers count each part as they write it, resume counts
+the parts kept from a stopped run, ``summarize`` the parts read back, and ``Stats.by_group``
+counts the groups of ``summarize --by`` and of the report, all with the same code. ``Numbers``
+is what the summary, ``by_input``, ``summarize --by`` and the report show of a ``Stats``: row
+counts, the ladders, histograms and nearest-rank percentiles. So a summary recomputed from the
+Parquet output has exactly the numbers of the run that wrote it, and a group that holds every
+row has the run's numbers.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.errors import PipelineError
-from solver.vocabulary import STATUSES
+from solver.vocabulary import GRADES, STATUSES
 
 # The output columns the stats are computed from (all a kept part is read for).
 STATS_COLUMNS = (
@@ -31,9 +38,14 @@ STATS_COLUMNS = (
     "rating",
     "backdoor_size",
 )
+# The difficulty ladder of SPEC section 4, over the puzzles that are neither invalid nor
+# contradictory: prune-solvable, singles-solvable but not prune-solvable, and the rest.
 LADDER = ("prune_solvable", "singles_solvable_only", "needs_search")
 # The percentiles a summary gives of search_nodes and rating (nearest-rank).
 PERCENTILES = (50, 90, 99)
+HISTOGRAMS = ("search_depth", "search_nodes", "givens", "rating", "backdoor_size")
+_INVALID = STATUSES.index("invalid")
+_CONTRADICTORY = STATUSES.index("contradictory")
 
 
 @dataclass(frozen=True)
@@ -41,8 +53,7 @@ class Stats:
     """Counts over some rows of the output; ``a + b`` counts the rows of both.
 
     Histograms (``Counter``) map a value to its number of rows, over the rows that are not
-    invalid. The ladder counts the puzzles that are neither invalid nor contradictory:
-    prune-solvable, singles-solvable but not prune-solvable, the rest.
+    invalid (``grade``, ``rating`` and ``backdoor_size`` over the rows that have one).
     """
 
     rows: int = 0
@@ -69,46 +80,201 @@ class Stats:
     @classmethod
     def of_table(cls, table: pa.Table) -> Stats:
         """The stats of one part (an output table holding ``STATS_COLUMNS``)."""
+        stats = cls.by_group(table, np.zeros(table.num_rows, np.int64), 1)[0]
+        return Stats(**{**{f.name: getattr(stats, f.name) for f in fields(stats)}, "parts": 1})
+
+    @classmethod
+    def by_group(cls, table: pa.Table, groups: np.ndarray, n_groups: int) -> list[Stats]:
+        """The stats of each group of the rows of ``table`` (holding ``STATS_COLUMNS``):
+        ``groups[i]`` is row i's group, 0 .. n_groups - 1. Vectorised: one pass a column."""
+        groups = np.asarray(groups, np.int64)
         codes = (
             pc.index_in(table.column("status"), value_set=pa.array(STATUSES))
             .fill_null(len(STATUSES))
             .to_numpy(zero_copy_only=False)
         )
-        counts = np.bincount(codes, minlength=len(STATUSES) + 1)
-        if counts[len(STATUSES)]:
+        if np.any(codes == len(STATUSES)):
             raise PipelineError("output holds a status that this version does not know")
-        graded = (codes != STATUSES.index("invalid")) & (codes != STATUSES.index("contradictory"))
-        prune = _flags(table, "prune_solvable") & graded
-        singles = _flags(table, "singles_solvable") & graded
+        laddered = (codes != _INVALID) & (codes != _CONTRADICTORY)
+        prune = _flags(table, "prune_solvable") & laddered
+        singles = _flags(table, "singles_solvable") & laddered
+        rung = np.select([prune, singles & ~prune, laddered], [0, 1, 2], default=-1)
         matches = table.column("solution_matches")
-        matched = int(pc.sum(matches).as_py() or 0)
-        return cls(
-            rows=table.num_rows,
-            parts=1,
-            status=Counter({name: int(counts[i]) for i, name in enumerate(STATUSES) if counts[i]}),
-            ladder=Counter({
-                "prune_solvable": int(prune.sum()),
-                "singles_solvable_only": int((singles & ~prune).sum()),
-                "needs_search": int((graded & ~singles).sum()),
-            }),
-            solution_matches=Counter(
-                {"true": matched, "false": len(matches) - matches.null_count - matched}
-            ),
-            search_depth=_histogram(table.column("search_depth")),
-            search_nodes=_histogram(table.column("search_nodes")),
-            givens=_histogram(table.column("givens")),
-            grade=Counter(table.column("grade").drop_null().to_pylist()),
-            rating=_histogram(table.column("rating")),
-            backdoor_size=_histogram(table.column("backdoor_size")),
-            solve_seconds=float(pc.sum(table.column("solve_us")).as_py() or 0.0) / 1e6,
-        )
+        match = np.where(matches.is_null().to_numpy(zero_copy_only=False), -1,
+                         matches.fill_null(False).to_numpy(zero_copy_only=False).astype(np.int8))
+        grade = pc.index_in(table.column("grade"), value_set=pa.array(GRADES)).fill_null(-1)
+        status = _counts(groups, codes, n_groups, STATUSES)
+        ladder = _counts(groups, rung, n_groups, LADDER)
+        solution = _counts(groups, match, n_groups, ("false", "true"))
+        grades = _counts(groups, grade.to_numpy(zero_copy_only=False), n_groups, GRADES)
+        histograms = {name: _histograms(groups, table.column(name), n_groups)
+                      for name in HISTOGRAMS}
+        solve_us = table.column("solve_us").fill_null(0).to_numpy(zero_copy_only=False)
+        seconds = np.bincount(groups, weights=solve_us, minlength=n_groups) / 1e6
+        rows = np.bincount(groups, minlength=n_groups)
+        return [
+            cls(rows=int(rows[g]), status=status[g], ladder=ladder[g],
+                solution_matches=solution[g], grade=grades[g],
+                **{name: histograms[name][g] for name in HISTOGRAMS},
+                solve_seconds=float(seconds[g]))
+            for g in range(n_groups)
+        ]
 
 
 def _flags(table: pa.Table, name: str) -> np.ndarray:
     return table.column(name).fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
 
 
-def _histogram(column: pa.ChunkedArray) -> Counter:
-    values = column.drop_null().to_numpy(zero_copy_only=False)
-    found, counts = np.unique(values, return_counts=True)
-    return Counter(dict(zip(found.tolist(), counts.tolist(), strict=True)))
+def _counts(groups: np.ndarray, codes: np.ndarray, n_groups: int,
+            names: tuple[str, ...]) -> list[Counter]:
+    """Per group, rows per name (``codes`` index ``names``; a negative code is not counted)."""
+    kept = codes >= 0
+    table = np.bincount(groups[kept] * len(names) + codes[kept],
+                        minlength=n_groups * len(names)).reshape(n_groups, len(names))
+    return [Counter({name: int(count) for name, count in zip(names, row, strict=True) if count})
+            for row in table]
+
+
+def _histograms(groups: np.ndarray, column: pa.ChunkedArray, n_groups: int) -> list[Counter]:
+    """Per group, rows per value of ``column`` (nulls not counted)."""
+    present = ~column.is_null().to_numpy(zero_copy_only=False)
+    values = column.fill_null(0).to_numpy(zero_copy_only=False)[present]
+    found = [Counter() for _ in range(n_groups)]
+    if n_groups == 1:
+        unique, counts = np.unique(values, return_counts=True)
+        found[0] = Counter(dict(zip(unique.tolist(), counts.tolist(), strict=True)))
+        return found
+    owners = groups[present]
+    order = np.lexsort((values, owners))
+    owners, values = owners[order], values[order]
+    starts = np.flatnonzero(np.concatenate(
+        ([True], (owners[1:] != owners[:-1]) | (values[1:] != values[:-1])))) if len(order) else []
+    ends = np.append(starts[1:], len(order)) if len(order) else []
+    for start, end in zip(starts, ends, strict=True):
+        found[int(owners[start])][values[start].item()] = int(end - start)
+    return found
+
+
+# --- what is shown of a Stats ------------------------------------------------------------------
+
+
+def percentile(histogram: dict[Any, int], p: float) -> Any:
+    """The nearest-rank ``p``-th percentile of the values counted by ``histogram``: the
+    smallest value that at least ``p`` percent of the values do not exceed."""
+    total = sum(histogram.values())
+    if not total:
+        return None
+    rank = max(1, math.ceil(p / 100 * total))
+    seen = 0
+    for value, count in sorted(histogram.items()):
+        seen += count
+        if seen >= rank:
+            return value
+    raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class Percentiles:
+    """How many values there are, the nearest-rank p50, p90, p99, and the largest."""
+
+    rows: int
+    p50: Any
+    p90: Any
+    p99: Any
+    max: Any
+
+    @classmethod
+    def of(cls, histogram: dict[Any, int]) -> Percentiles:
+        return cls(sum(histogram.values()), *(percentile(histogram, p) for p in PERCENTILES),
+                   max(histogram, default=None))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rows": self.rows, "p50": self.p50, "p90": self.p90, "p99": self.p99,
+                "max": self.max}
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """The numbers of some rows (a run, an input, a group), read off their ``Stats``.
+
+    ``ladder`` counts the puzzles neither invalid nor contradictory (``laddered``);
+    ``grade_ladder`` the graded ones (unique or solved: ``graded``), every rung in ladder order.
+    """
+
+    rows: int
+    status: dict[str, int]
+    ladder: dict[str, int]
+    grade_ladder: dict[str, int]
+    search_depth_histogram: dict[int, int]
+    search_nodes: Percentiles
+    givens_histogram: dict[int, int]
+    solution_matches: dict[str, int]
+    rating: Percentiles
+    backdoor_size_histogram: dict[int, int]
+
+    @classmethod
+    def of(cls, stats: Stats) -> Numbers:
+        return cls(
+            rows=stats.rows,
+            status={name: stats.status[name] for name in STATUSES},
+            ladder={name: stats.ladder[name] for name in LADDER},
+            grade_ladder={name: stats.grade[name] for name in GRADES},
+            search_depth_histogram=_sorted(stats.search_depth),
+            search_nodes=Percentiles.of(stats.search_nodes),
+            givens_histogram=_sorted(stats.givens),
+            solution_matches={key: stats.solution_matches[key] for key in ("true", "false")},
+            rating=Percentiles.of(stats.rating),
+            backdoor_size_histogram=_sorted(stats.backdoor_size),
+        )
+
+    @property
+    def laddered(self) -> int:
+        """The puzzles the difficulty ladder counts: neither invalid nor contradictory."""
+        return sum(self.ladder.values())
+
+    @property
+    def graded(self) -> int:
+        """The puzzles with a grade: unique or solved."""
+        return sum(self.grade_ladder.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rows": self.rows,
+            "status": self.status,
+            "ladder": self.ladder,
+            "grade_ladder": self.grade_ladder,
+            "search_depth_histogram": _json_histogram(self.search_depth_histogram),
+            "search_nodes": self.search_nodes.to_json(),
+            "givens_histogram": _json_histogram(self.givens_histogram),
+            "solution_matches": self.solution_matches,
+            "rating": self.rating.to_json(),
+            "backdoor_size_histogram": _json_histogram(self.backdoor_size_histogram),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Numbers:
+        return cls(
+            rows=data["rows"],
+            status=dict(data["status"]),
+            ladder=dict(data["ladder"]),
+            grade_ladder=dict(data["grade_ladder"]),
+            search_depth_histogram=_int_histogram(data["search_depth_histogram"]),
+            search_nodes=Percentiles(**data["search_nodes"]),
+            givens_histogram=_int_histogram(data["givens_histogram"]),
+            solution_matches=dict(data["solution_matches"]),
+            rating=Percentiles(**data["rating"]),
+            backdoor_size_histogram=_int_histogram(data["backdoor_size_histogram"]),
+        )
+
+
+def _sorted(histogram: Counter) -> dict[Any, int]:
+    return {value: histogram[value] for value in sorted(histogram)}
+
+
+def _json_histogram(histogram: dict[int, int]) -> dict[str, int]:
+    """A histogram as JSON: values as strings, in increasing order."""
+    return {str(value): count for value, count in histogram.items()}
+
+
+def _int_histogram(histogram: dict[str, int]) -> dict[int, int]:
+    return {int(value): count for value, count in histogram.items()}

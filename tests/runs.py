@@ -115,9 +115,9 @@ def rows(out: Path) -> pa.Table:
 
 
 def summary(out: Path) -> dict:
-    """The stored summary without what depends on time, on where the output is, or on how
-    this session ran (the settings of scope "session": workers, engine, time limit...)."""
-    found = read_summary(out)
+    """The stored summary (as JSON) without what depends on time, on where the output is, or
+    on how this session ran (the settings of scope "session": workers, engine, time limit...)."""
+    found = read_summary(out).to_json()
     for key in (*TIMING, "workers", "engine"):
         found.pop(key, None)
     found["output"].pop("directory")

@@ -33,7 +33,7 @@ def test_solve_dataset_prints_the_summary(cli, tmp_path, sample_csv):
     for word in ("invalid", "contradictory", "unsolvable", "unique", "multiple", "p50", "wall"):
         assert word in result.stdout
     summary = read_summary(out)
-    assert summary["rows"] == {"in": 199, "out": 199} and summary["workers"] == 2
+    assert (summary.rows_in, summary.rows_out) == (199, 199) and summary.workers == 2
     assert result.stderr == ""  # no progress bar when stderr is not a terminal
 
 
@@ -57,8 +57,8 @@ def test_config_file_and_overrides(cli, tmp_path, euler_txt):
     )
     assert result.exit_code == 0, result.stderr
     assert result.stdout == ""  # --quiet: no summary table either
-    settings = read_summary(out)["settings"]
-    assert (settings["rules"], settings["max_nodes"], settings["batch_size"]) == ("singles", 77, 3)
+    settings = read_summary(out).settings
+    assert (settings.rules, settings.max_nodes, settings.batch_size) == ("singles", 77, 3)
     assert len(list(out.glob("part-*.parquet"))) == 3
 
 

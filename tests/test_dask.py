@@ -61,10 +61,11 @@ def run(inputs: list[Path], output: Path, **settings) -> dict:
     return solve_dataset(inputs, output, load_settings(**settings), progress=False)
 
 
-def comparable(summary: dict) -> dict:
+def comparable(summary) -> dict:
     """The summary's numbers (the output directory's name differs, its part count must not)."""
-    numbers = {key: value for key, value in summary.items() if key not in RUN_KEYS}
-    return {**numbers, "output": summary["output"]["parts"]}
+    found = summary.to_json()
+    numbers = {key: value for key, value in found.items() if key not in RUN_KEYS}
+    return {**numbers, "output": found["output"]["parts"]}
 
 
 def test_dask_local_cluster_run_equals_local_run(tmp_path, read_output):
@@ -77,8 +78,8 @@ def test_dask_local_cluster_run_equals_local_run(tmp_path, read_output):
     expected = read_output(tmp_path / "local", timing=False)
     assert read_output(tmp_path / "dask", timing=False).equals(expected)
     assert comparable(on_dask) == comparable(local)
-    assert on_dask["engine"] == "dask" and on_dask["workers"] == 2
-    assert on_dask["output"]["parts"] == len(list((tmp_path / "dask").glob("part-*.parquet"))) == 14
+    assert on_dask.engine == "dask" and on_dask.workers == 2
+    assert on_dask.parts == len(list((tmp_path / "dask").glob("part-*.parquet"))) == 14
     # Every status but "solved", which needs max_solutions = 1 (the CLI test below).
     assert set(expected.column("status").to_pylist()) == set(STATUSES) - {"solved"}
 
@@ -145,7 +146,7 @@ def test_a_stopped_run_resumes_on_dask_as_it_would_locally(tmp_path, read_output
     resumed = run([SAMPLE], stopped, batch_size=20, engine="dask", scheduler=cluster.scheduler_address)
     assert read_output(stopped, timing=False).equals(read_output(tmp_path / "local", timing=False))
     kept = sum(pq.read_metadata(part).num_rows for part in parts[1::3] + parts[2::3])
-    assert resumed["resumed_rows"] == kept
+    assert resumed.resumed_rows == kept
     assert comparable(resumed) == {**comparable(local), "resumed_rows": kept}
 
 

@@ -27,7 +27,7 @@ from pipeline.resume import SUMMARY_FILE
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.stats import Stats
-from pipeline.summary import format_summary, read_summary, summarize
+from pipeline.summary import MissingRows, format_summary, read_summary, summarize
 from pipeline.work import Unit, solve_part
 from tests import runs
 from tests.units import make_units
@@ -53,8 +53,8 @@ def test_the_node_budget_is_counted_in_the_summary(slow):
     _, reference = slow
     summary = read_summary(reference)
     statuses = runs.rows(reference).column("status").to_pylist()
-    assert summary["status"]["budget_exceeded"] == statuses.count("budget_exceeded") == 168
-    assert summary["search_nodes"]["max"] == 60_000  # the budget, reached exactly
+    assert summary.numbers.status["budget_exceeded"] == statuses.count("budget_exceeded") == 168
+    assert summary.numbers.search_nodes.max == 60_000  # the budget, reached exactly
 
 
 def solve_part_killed_on_batch_2(unit: Unit) -> Stats:
@@ -109,25 +109,19 @@ def test_a_batch_that_keeps_failing_is_reported_and_a_rerun_solves_it(
     table = format_summary(stopped.value.summary)
     assert "7 rows out" in table and "MISSING       2 rows in 1 batch(es)" in table
     summary = read_summary(out)
-    assert summary["rows"] == {"in": 9, "out": 7} and not summary["complete"]
-    assert summary["missing_rows"] == [
-        {
-            "source": str(euler_txt),
-            "first_row": first,
-            "last_row": last,
-            "rows": 2,
-            "reason": f"{reason} (3 attempts)",
-        }
-    ]
+    assert (summary.rows_in, summary.rows_out) == (9, 7) and not summary.complete
+    assert summary.missing_rows == (
+        MissingRows(str(euler_txt), first, last, 2, f"{reason} (3 attempts)"),
+    )
     assert not (out / f"part-00000-{batch:06d}.parquet").exists()
     assert len(runs.parts(out)) == 4
     again = summarize(out)  # from the parts, keeping the reason the run gave
-    assert again["missing_rows"] == summary["missing_rows"] and not again["complete"]
+    assert again.missing_rows == summary.missing_rows and not again.complete
 
     # Whatever killed the batch is fixed: the same command fills the gap.
     summary = solve_dataset([euler_txt], out, settings, progress=False)
     assert read_output(out, timing=False).equals(read_output(reference, timing=False))
-    assert summary["missing_rows"] == [] and summary["resumed_rows"] == 7 and summary["complete"]
+    assert summary.missing_rows == () and summary.resumed_rows == 7 and summary.complete
 
 
 # --- disks that are full or read-only ---------------------------------------------------
@@ -241,7 +235,7 @@ def test_a_read_only_output_is_a_clean_error_and_the_rerun_continues(notes, smal
 
     remount("rw")
     runs.assert_rerun_completes(args, out, reference)
-    assert read_summary(out)["resumed_rows"] == 40
+    assert read_summary(out).resumed_rows == 40
 
 
 def test_a_unit_sent_to_a_pool_that_just_broke_takes_the_way_back(tmp_path):

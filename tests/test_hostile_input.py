@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import solver
+from pipeline.columns import RESULT_NAMES
 from pipeline.errors import PipelineError
-from pipeline.part import RESULT_COLUMNS, PartInfo, output_schema
+from pipeline.part import PartInfo, output_schema
 from pipeline.read import inspect_input, read_batches
 from pipeline.summary import read_summary
 from pipeline.work import Unit, solve_part, to_ipc
@@ -65,8 +66,8 @@ def solve_file(path: Path, batch_size: int = 3) -> list[tuple[str | None, str]]:
 
     Checks on the way that every batch comes back whole, with its rows unchanged, and that a
     row is invalid exactly when the parser says so."""
-    source = inspect_input(path, reserved=RESULT_COLUMNS)
-    schema = output_schema(source.schema, {})
+    source = inspect_input(path, reserved=RESULT_NAMES)
+    schema = output_schema(source.schema)
     rows: list[tuple[str | None, str]] = []
     for index, batch in enumerate(read_batches(source, batch_size)):
         part = path.with_name(f"part-{index}.parquet")
@@ -77,6 +78,7 @@ def solve_file(path: Path, batch_size: int = 3) -> list[tuple[str | None, str]]:
             solution_column=source.solution_column,
             schema=schema,
             options=solver.SolveOptions(max_nodes=50),
+            record={"run": "hostile"},
             compression="zstd",
             path=str(part),
         )
@@ -175,7 +177,7 @@ def statuses(cli, tmp_path, path: Path, *options: str) -> list[tuple[str, str | 
     assert result.exit_code == 0, result.stderr
     table = pq.read_table(sorted(out.glob("part-*.parquet")))
     summary = read_summary(out)
-    assert summary["rows"]["in"] == summary["rows"]["out"] == table.num_rows
+    assert summary.rows_in == summary.rows_out == table.num_rows
     return list(zip(table.column("status").to_pylist(), table.column("error").to_pylist(), strict=True))
 
 

@@ -269,7 +269,7 @@ def test_a_polars_categorical_puzzle_column_is_read_as_text(cli, tmp_path):
     assert table.column("status").to_pylist() == ["unique", "unique", "invalid"]
     assert table.column("solution_matches").to_pylist() == [True, None, None]
     summary = read_summary(out)
-    assert summary["rows"] == {"in": 3, "out": 3}
+    assert (summary.rows_in, summary.rows_out) == (3, 3)
 
 
 # --- input directories (point 4) -------------------------------------------------------------
@@ -322,7 +322,8 @@ def test_a_directory_with_bad_links_runs_through_the_command(cli, tmp_path, kagg
     assert result.exit_code == 0, result.stderr
     assert "loop (a symbolic link loop)" in result.stderr
     assert "gone.csv (a dangling symbolic link)" in result.stderr
-    assert read_summary(out)["rows"] == {"in": 21, "out": 21}
+    summary = read_summary(out)
+    assert (summary.rows_in, summary.rows_out) == (21, 21)
 
 
 # --- over-long CSV fields (point 4 of the CSV side) ------------------------------------------

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import csv
 
-import numpy as np
 import polars as pl
 import pytest
 
 import pipeline
 import solver
-from pipeline.duplicates import _classes, _count_distinct
+from pipeline.duplicates import duplicates
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.summary import summarize
@@ -45,28 +44,49 @@ def test_every_row_carries_the_solvers_measures(measured_run):
 
 def test_the_summary_counts_them(measured_run):
     out, summary, frame = measured_run
+    numbers = summary.numbers
     grades = dict(frame["grade"].drop_nulls().value_counts().iter_rows())
-    assert summary["grade_ladder"] == {name: grades.get(name, 0) for name in solver.GRADES}
+    assert numbers.grade_ladder == {name: grades.get(name, 0) for name in solver.GRADES}
     ratings = frame["rating"].drop_nulls().sort()
-    assert summary["rating"]["rows"] == len(ratings)
-    assert summary["rating"]["max"] == ratings.max()
-    assert summary["rating"]["p50"] == ratings[(len(ratings) + 1) // 2 - 1]
+    assert numbers.rating.rows == len(ratings)
+    assert numbers.rating.max == ratings.max()
+    assert numbers.rating.p50 == ratings[(len(ratings) + 1) // 2 - 1]
     sizes = dict(frame["backdoor_size"].drop_nulls().value_counts().iter_rows())
-    assert summary["backdoor_size_histogram"] == {str(k): sizes[k] for k in sorted(sizes)}
-    repeated = summary["duplicates"]
-    assert repeated["distinct"] == frame["grid"].drop_nulls().n_unique()
-    assert repeated["distinct_up_to_symmetry"] == frame["canonical"].drop_nulls().n_unique()
+    assert numbers.backdoor_size_histogram == {k: sizes[k] for k in sorted(sizes)}
+    exact, symmetry = summary.duplicates["exact"], summary.duplicates["symmetry"]
+    assert exact.distinct == frame["grid"].drop_nulls().n_unique()
+    assert symmetry.distinct == frame["canonical"].drop_nulls().n_unique()
     classes = (frame.filter(pl.col("canonical").is_not_null()).group_by("canonical")
                .agg(pl.len(), pl.col("source").first(), pl.col("row").first())
                .filter(pl.col("len") > 1).sort("len", descending=True))
-    assert [c["rows"] for c in repeated["largest_classes"]] == classes["len"].to_list()[:10]
-    biggest = repeated["largest_classes"][0]
-    first = frame.filter(pl.col("canonical") == biggest["canonical"]).row(0, named=True)
-    assert biggest["first"] == {"source": first["source"], "row": first["row"]}
+    assert symmetry.repeated == classes.height
+    assert [c.rows for c in symmetry.largest] == classes["len"].to_list()[:10]
+    biggest = symmetry.largest[0]
+    members = frame.filter(pl.col("canonical") == biggest.value)
+    assert biggest.where[0] == (members["source"][0], members["row"][0])
+    assert biggest.inputs == dict(members["source"].value_counts().iter_rows())
     again = summarize(out)
-    assert {k: again[k] for k in ("grade_ladder", "rating", "backdoor_size_histogram",
-                                  "duplicates")} == {
-        k: summary[k] for k in ("grade_ladder", "rating", "backdoor_size_histogram", "duplicates")}
+    assert again.numbers == summary.numbers and again.duplicates == summary.duplicates
+
+
+def test_duplicates_across_inputs_name_the_inputs_they_share(tmp_path):
+    """Two inputs sharing two puzzles exactly and one more up to symmetry (a transposed copy):
+    the classes they share are counted per set of inputs."""
+    puzzles = [line for line in (DATA / "norvig_hardest_8.txt").read_text().splitlines()]
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("\n".join(puzzles[:5]) + "\n")
+    transposed = "".join(puzzles[4][9 * c + r] for r in range(9) for c in range(9))
+    second.write_text("\n".join([puzzles[0], puzzles[1], transposed, puzzles[6]]) + "\n")
+    out = tmp_path / "out"
+    summary = solve_dataset([first, second], out, load_settings(workers=1, measures="canonical"),
+                            progress=False)
+    exact, symmetry = summary.duplicates["exact"], summary.duplicates["symmetry"]
+    assert exact.shared == {(str(first), str(second)): 2}
+    assert symmetry.shared == {(str(first), str(second)): 3}
+    assert (exact.rows, exact.distinct, exact.repeated) == (9, 7, 2)
+    parts = [(str(path), str(first if path.name.startswith("part-00000-") else second))
+             for path in sorted(out.glob("part-*.parquet"))]
+    assert duplicates(parts) == summary.duplicates
 
 
 def test_without_measures_only_the_grade(tmp_path, euler_txt):
@@ -76,7 +96,7 @@ def test_without_measures_only_the_grade(tmp_path, euler_txt):
     assert frame["grade"].drop_nulls().len() > 0
     assert frame.select("rating", "backdoor_size", "canonical").null_count().row(0) == (
         frame.height,) * 3
-    assert summary["duplicates"] is None and summary["rating"]["rows"] == 0
+    assert summary.duplicates is None and summary.numbers.rating.rows == 0
 
 
 def test_measures_do_not_depend_on_workers_or_batches(tmp_path, measured_run):
@@ -111,12 +131,3 @@ def test_the_readme_split_recipe_keeps_classes_on_one_side(measured_run):
     test = rows.filter(bucket >= 8).collect()
     assert train.height and test.height
     assert train.join(test, on="canonical").height == 0
-
-
-def test_classes_are_found_by_sorting_with_their_first_row():
-    forms = np.array([5, 3, 5, 0, 3, 3, 7], np.uint64)  # 0: a row without a form
-    values, first, counts = _classes(forms)
-    assert values.tolist() == [0, 3, 5, 7]
-    assert first.tolist() == [3, 1, 0, 6] and counts.tolist() == [1, 3, 2, 1]
-    assert [array.tolist() for array in _classes(np.zeros(0, np.uint64))] == [[], [], []]
-    assert _count_distinct(forms.copy()) == 4 and _count_distinct(np.zeros(0, np.uint64)) == 0

@@ -46,7 +46,8 @@ def test_read_run_gives_the_rows_in_input_order(two_inputs_run, read_output):
     frame = lazy.collect()
     assert frame.select("source", "row").rows() == pl.from_arrow(
         read_output(out).select(["source", "row"])).rows()
-    assert pipeline.read_summary(out)["rows"] == {"in": 219, "out": 219}
+    summary = pipeline.read_summary(out)
+    assert (summary.rows_in, summary.rows_out) == (219, 219)
 
 
 def test_one_puzzle_column_whatever_the_input_called_it(two_inputs_run):

@@ -24,6 +24,7 @@ from pipeline.resume import SUMMARY_FILE, read_manifest
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.summary import read_summary
+from pipeline.work import solve_part
 from tests import runs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +51,7 @@ def test_summarize_write_of_a_stopped_run_says_it_is_incomplete_and_the_run_stil
     assert f"{6 * solved:,} rows are solved" in written.stderr
     assert "the rest of 1 input(s), from row" in written.stderr
     summary = read_summary(out)
-    assert summary["complete"] is False and summary["rows"]["in"] is None
+    assert summary.complete is False and summary.rows_in is None
 
     again = runs.run(args)  # before the fix: exit 0, nothing solved, 80% of the rows dropped
     assert again.returncode == 3 and again.stderr.startswith("error: time limit of 1.2 s")
@@ -134,15 +135,15 @@ def test_the_automatic_batch_size_keeps_every_worker_busy_and_resumes_with_it(tm
     settings = load_settings(workers=2, rules="singles")
     first = solve_dataset([SEVENTEEN], out, settings, progress=False)
     manifest = read_manifest(str(out))
-    assert manifest["settings"]["batch_size"] == 0
+    assert manifest.settings.batch_size == 0
     parts = runs.parts(out)
-    assert len(parts) >= 4 * 2 and first["output"]["parts"] == len(parts)
-    assert manifest["batch_rows"] == pq.read_metadata(parts[0]).num_rows
+    assert len(parts) >= 4 * 2 and first.parts == len(parts)
+    assert manifest.batch_rows == pq.read_metadata(parts[0]).num_rows
     parts[1].unlink()
     again = solve_dataset([SEVENTEEN], out, load_settings(workers=1, rules="singles"),
                           progress=False)
-    assert again["resumed_rows"] == 500 - manifest["batch_rows"]
-    assert read_manifest(str(out))["batch_rows"] == manifest["batch_rows"]
+    assert again.resumed_rows == 500 - manifest.batch_rows
+    assert read_manifest(str(out)).batch_rows == manifest.batch_rows
 
 
 # --- 8. smaller ones ------------------------------------------------------------------------
@@ -163,7 +164,7 @@ def test_a_finished_run_says_it_is_complete_and_names_settings_it_keeps(tmp_path
 def test_far_more_workers_than_cores_is_a_warning(tmp_path, euler_txt, caplog):
     settings = load_settings(workers=1000)
     with caplog.at_level(logging.WARNING, logger="pipeline"):
-        solve_dataset([euler_txt], tmp_path / "out", settings, engine=LocalEngine(workers=1),
+        solve_dataset([euler_txt], tmp_path / "out", settings, engine=LocalEngine(workers=1, function=solve_part),
                       progress=False)
     assert "--workers 1000 is far above the" in caplog.text
 

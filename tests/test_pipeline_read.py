@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipeline.columns import RESULT_NAMES
 from pipeline.errors import PipelineError
-from pipeline.part import RESULT_COLUMNS
 from pipeline.read import file_digest, find_inputs, inspect_input, read_batches, rebatch
 
 
@@ -118,7 +118,7 @@ def test_parquet_keeps_types_and_large_strings(tmp_path):
 def test_named_columns_and_clashing_names_are_renamed(tmp_path):
     path = tmp_path / "p.csv"
     path.write_text("status,mine,answer\nok,x,y\n")
-    source = inspect_input(path, column="MINE", solution_column="answer", reserved=RESULT_COLUMNS)
+    source = inspect_input(path, column="MINE", solution_column="answer", reserved=RESULT_NAMES)
     assert (source.puzzle_column, source.solution_column) == ("mine", "answer")
     assert source.schema.names == ["input_status", "mine", "answer"]
     table = pa.concat_tables(read_batches(source, 10))

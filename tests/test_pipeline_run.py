@@ -6,6 +6,7 @@ import csv
 import gzip
 import hashlib
 import json
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import duckdb
@@ -16,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.errors import PipelineError
+from pipeline.part import read_footer
 from pipeline.resume import MANIFEST_FILE, SUMMARY_FILE, read_manifest
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
@@ -75,7 +77,7 @@ def test_rows_out_equal_rows_in_for_every_kind(tmp_path, read_output, kind):
     assert table.column("puzzle").to_pylist() == PUZZLES
     assert table.column("row").to_pylist() == list(range(len(PUZZLES)))
     assert set(table.column("source").to_pylist()) == {str(path)}
-    assert summary["rows"] == {"in": len(PUZZLES), "out": len(PUZZLES)}
+    assert (summary.rows_in, summary.rows_out) == (len(PUZZLES), len(PUZZLES))
     assert table.column("status").to_pylist() == [
         "unique",
         "unique",
@@ -117,7 +119,7 @@ def sample_run(tmp_path_factory):
 
 def test_output_reads_back_with_polars_pyarrow_and_duckdb(sample_run, read_output):
     out, summary = sample_run
-    rows = summary["rows"]["out"]
+    rows = summary.rows_out
     frame = pl.read_parquet(out / "*.parquet")
     assert frame.height == rows
     in_order = read_output(out)
@@ -146,15 +148,20 @@ def test_an_input_named_twice_is_refused(tmp_path, kaggle_csv):
 def test_parquet_metadata_names_version_settings_and_inputs(sample_run):
     out, summary = sample_run
     for part in sorted(out.glob("part-*.parquet")):
-        run = json.loads(pq.read_schema(part).metadata[b"sudoku_pipeline"])
-        assert run["settings"]["rules"] == "bird"
-        assert run["settings"] == summary["settings"]
-        assert run["versions"]["sudoku_pipeline"] == run["version"]
-        assert [entry["sha256"] for entry in run["inputs"]] == [
-            hashlib.sha256(open(entry["path"], "rb").read()).hexdigest() for entry in run["inputs"]
-        ]
+        footer = read_footer(str(part))
+        record = json.loads(pq.read_schema(part).metadata[b"sudoku_pipeline"])
+        assert record["settings"]["rules"] == "bird"
+        assert record["settings"] == summary.settings.to_dict()
+        assert record["written_by"]["sudoku_pipeline"] == record["version"]
+        assert record["written_by"] == footer.written_by and "code" in record["written_by"]
+        source = record["input"]
+        assert source["path"] == footer.info.source
+        assert source["sha256"] == hashlib.sha256(open(source["path"], "rb").read()).hexdigest()
     manifest = read_manifest(str(out))
-    assert manifest["inputs"] == run["inputs"]
+    assert [asdict(entry) for entry in manifest.inputs] == [
+        {key: value for key, value in asdict(entry).items() if key != "rows"}
+        for entry in summary.inputs]
+    assert manifest.identity == footer.run
 
 
 def test_summary_counts_the_rows(sample_run):
@@ -162,31 +169,31 @@ def test_summary_counts_the_rows(sample_run):
     assert read_summary(out) == summary
     frame = pl.read_parquet(out / "*.parquet")
     counts = dict(frame.group_by("status").len().iter_rows())
-    assert summary["status"] == {name: counts.get(name, 0) for name in summary["status"]}
-    assert summary["rows"]["in"] == summary["rows"]["out"] == frame.height
-    assert [entry["rows"] for entry in summary["inputs"]] == [
-        frame.filter(pl.col("source") == entry["path"]).height for entry in summary["inputs"]
+    assert summary.numbers.status == {name: counts.get(name, 0) for name in summary.numbers.status}
+    assert summary.rows_in == summary.rows_out == frame.height
+    assert [entry.rows for entry in summary.inputs] == [
+        frame.filter(pl.col("source") == entry.path).height for entry in summary.inputs
     ]
     graded = frame.filter(~pl.col("status").is_in(["invalid", "contradictory"]))
-    ladder = summary["ladder"]
+    ladder = summary.numbers.ladder
     assert ladder["prune_solvable"] == graded["prune_solvable"].sum()
     assert ladder["needs_search"] == (~graded["singles_solvable"]).sum()
     assert sum(ladder.values()) == graded.height
     nodes = frame["search_nodes"].drop_nulls().sort()
-    assert summary["search_nodes"]["max"] == nodes.max()
-    assert summary["search_nodes"]["p50"] == nodes[(len(nodes) + 1) // 2 - 1]
+    assert summary.numbers.search_nodes.max == nodes.max()
+    assert summary.numbers.search_nodes.p50 == nodes[(len(nodes) + 1) // 2 - 1]
     depths = dict(frame["search_depth"].drop_nulls().value_counts().iter_rows())
-    assert summary["search_depth_histogram"] == {str(k): depths[k] for k in sorted(depths)}
-    assert sum(summary["givens_histogram"].values()) == frame["givens"].count()
-    assert summary["workers"] >= 1 and summary["engine"] == "local"
-    assert summary["wall_seconds"] > 0 and summary["puzzles_per_second"] > 0
+    assert summary.numbers.search_depth_histogram == {k: depths[k] for k in sorted(depths)}
+    assert sum(summary.numbers.givens_histogram.values()) == frame["givens"].count()
+    assert summary.workers >= 1 and summary.engine == "local"
+    assert summary.wall_seconds > 0 and summary.puzzles_per_second > 0
 
 
 def test_summarize_recomputes_the_same_summary(sample_run):
     out, summary = sample_run
     again = summarize(out)
-    assert again.pop("solve_seconds") == pytest.approx(summary["solve_seconds"], abs=0.002)
-    assert again == {k: v for k, v in summary.items() if k != "solve_seconds"}
+    assert again.solve_seconds == pytest.approx(summary.solve_seconds, abs=0.002)
+    assert replace(again, solve_seconds=0) == replace(summary, solve_seconds=0)
 
 
 def test_clashing_input_columns_are_kept_under_another_name(tmp_path, read_output):
@@ -213,8 +220,8 @@ def test_another_run_in_the_output_needs_overwrite_and_foreign_files_are_never_d
     settings = load_settings(workers=1)
     first = solve_dataset([path], out, settings, progress=False)
     again = solve_dataset([path], out, settings, progress=False)  # complete: nothing to do
-    assert again["resumed_rows"] == again["rows"]["out"] == first["rows"]["out"]
-    assert {**again, "resumed_rows": 0} == first
+    assert again.resumed_rows == again.rows_out == first.rows_out
+    assert replace(again, resumed_rows=0) == first
     with pytest.raises(PipelineError, match="holds a run with max_nodes = .*add --overwrite"):
         solve_dataset([path], out, load_settings(workers=1, max_nodes=99), progress=False)
     again = load_settings(workers=1, overwrite=True, max_nodes=99)
@@ -261,8 +268,8 @@ def test_summarize_notices_a_missing_part(tmp_path, cli):
     solve_dataset([path], tmp_path / "out", load_settings(workers=1, batch_size=3), progress=False)
     (tmp_path / "out" / "part-00000-000001.parquet").unlink()
     summary = summarize(tmp_path / "out")
-    assert not summary["complete"] and summary["rows"]["out"] == len(PUZZLES) - 3
-    assert [(m["first_row"], m["rows"]) for m in summary["missing_rows"]] == [(3, 3)]
+    assert not summary.complete and summary.rows_out == len(PUZZLES) - 3
+    assert [(m.first_row, m.rows) for m in summary.missing_rows] == [(3, 3)]
     result = cli("summarize", tmp_path / "out")
     assert result.exit_code == 3
     assert result.stderr.startswith(f"error: the run in {tmp_path / 'out'} is incomplete: ")

@@ -19,9 +19,9 @@ pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets 
 def test_kaggle_sample_matches_its_published_solutions(tmp_path, read_output):
     settings = load_settings(workers=2, batch_size=2500)
     summary = solve_dataset([SHARED / "kaggle_1m_sample.csv"], tmp_path, settings, progress=False)
-    assert summary["rows"] == {"in": 10_000, "out": 10_000}
-    assert summary["status"]["unique"] == 10_000
-    assert summary["solution_matches"] == {"true": 10_000, "false": 0}
+    assert (summary.rows_in, summary.rows_out) == (10_000, 10_000)
+    assert summary.numbers.status["unique"] == 10_000
+    assert summary.numbers.solution_matches == {"true": 10_000, "false": 0}
     table = read_output(tmp_path)
     assert table.column("quizzes").to_pylist()[0].startswith("0043")  # leading zeros kept
 
@@ -45,7 +45,7 @@ def test_every_row_equals_the_solver_api(tmp_path, read_output, rules):
     settings = load_settings(workers=2, batch_size=997, rules=rules)
     summary = solve_dataset(inputs, tmp_path, settings, progress=False)
     table = read_output(tmp_path, timing=False)
-    assert summary["rows"]["in"] == summary["rows"]["out"] == table.num_rows
+    assert summary.rows_in == summary.rows_out == table.num_rows
     puzzles = table.column("puzzle").to_pylist()
     expected = solver.solve_strings(puzzles, rules=rules)
     assert table.column("status").to_pylist() == expected.statuses()

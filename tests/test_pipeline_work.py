@@ -12,9 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solver
-from pipeline.part import PART_KEY, RESULT_COLUMNS, read_footer
+from pipeline.arrow import ascii_grid, digits_array
+from pipeline.columns import RESULT_NAMES
+from pipeline.part import PART_KEY, read_footer
+from pipeline.provenance import installed
 from pipeline.stats import Stats
-from pipeline.work import ascii_grid, digits_array, solve_part
+from pipeline.work import solve_part
 from tests.units import make_unit
 
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
@@ -82,7 +85,7 @@ def test_rows_equal_solver_solve(tmp_path):
     """Every result column is what solver.solve says for that puzzle alone."""
     table = pa.table({"id": list(range(len(PUZZLES))), "puzzle": PUZZLES})
     output, _ = run_unit(tmp_path, table)
-    assert output.column_names == ["id", "puzzle", *RESULT_COLUMNS]
+    assert output.column_names == ["id", "puzzle", *RESULT_NAMES]
     rows = output.to_pylist()
     for puzzle, row in zip(PUZZLES, rows, strict=True):
         if puzzle is None:
@@ -112,7 +115,7 @@ def test_invalid_rows_have_null_metrics(tmp_path):
     output, _ = run_unit(tmp_path, pa.table({"puzzle": ["x" * 81, ""]}))
     for row in output.to_pylist():
         assert row["status"] == "invalid" and row["error"]
-        metrics = RESULT_COLUMNS[RESULT_COLUMNS.index("givens"):RESULT_COLUMNS.index("solve_us")]
+        metrics = RESULT_NAMES[RESULT_NAMES.index("givens"):RESULT_NAMES.index("solve_us")]
         assert all(row[name] is None for name in metrics), row
 
 
@@ -153,6 +156,7 @@ def test_part_is_written_with_metadata_and_no_leftovers(tmp_path):
     }
     assert read_footer(str(part)).info.describe() == "rows 100-104 of in.csv"
     assert json.loads(metadata[b"sudoku_pipeline"])["settings"]["rules"] == "singles"
+    assert read_footer(str(part)).written_by == installed()
     assert stats.rows == 5 and stats.status["unique"] == 5 and stats.worker_seconds > 0
     assert Stats.of_table(output) == stats.with_worker_seconds(0.0)
 

@@ -18,8 +18,8 @@ import pipeline
 from pipeline.report import MAX_GROUPS, write_report
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
-from pipeline.stats import Stats
-from pipeline.summary import PERCENTILES, percentile, summarize
+from pipeline.stats import PERCENTILES, Stats, percentile
+from pipeline.summary import summarize
 from tests.conftest import DATA, SAMPLE
 
 SECTIONS = ("grades", "effort", "givens", "duplicates", "rating", "backdoor", "statuses", "depth",
@@ -45,7 +45,9 @@ def measured_run(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def report(measured_run) -> str:
-    return Path(write_report(measured_run, by="collection")).read_text()
+    written, summary = write_report(measured_run, by="collection")
+    assert summary.complete
+    return Path(written).read_text()
 
 
 def test_the_report_has_every_section(report, measured_run):
@@ -57,8 +59,9 @@ def test_the_report_has_every_section(report, measured_run):
     assert "Up to symmetry" in report and "Not measured" not in report
     assert "kaggle_20.csv" in report  # the group of the rows without a collection
     summary = pipeline.read_summary(measured_run)
-    for entry in summary["inputs"]:
-        assert entry["sha256"][:16] in report and entry["path"] in report
+    for entry in summary.inputs:
+        assert entry.sha256[:16] in report and entry.path in report
+    assert "This run is incomplete" not in report
 
 
 def test_nothing_is_loaded_from_the_network(report):
@@ -68,7 +71,7 @@ def test_nothing_is_loaded_from_the_network(report):
 
 
 def test_the_report_goes_beside_the_directory_never_inside(measured_run, tmp_path):
-    written = write_report(measured_run)
+    written, _ = write_report(measured_run)
     assert written == f"{measured_run}.html" and Path(written).stat().st_size < 1_000_000
     with pytest.raises(pipeline.PipelineError, match="must hold only Parquet"):
         write_report(measured_run, measured_run / "report.html")
@@ -77,7 +80,7 @@ def test_the_report_goes_beside_the_directory_never_inside(measured_run, tmp_pat
 
 
 def test_many_groups_are_capped(measured_run, tmp_path):
-    page = Path(write_report(measured_run, tmp_path / "by_grid.html", by="grid")).read_text()
+    page = Path(write_report(measured_run, tmp_path / "by_grid.html", by="grid")[0]).read_text()
     groups = page.split('<section id="groups">', 1)[1].split("</section>", 1)[0]
     assert groups.count("<tr>") == MAX_GROUPS + 1  # the header, the largest groups, the others
     assert "other values" in groups
@@ -86,7 +89,7 @@ def test_many_groups_are_capped(measured_run, tmp_path):
 def test_a_run_without_measures_says_what_is_missing(kaggle_csv, tmp_path):
     out = tmp_path / "plain"
     solve_dataset([kaggle_csv], out, load_settings(workers=1), progress=False)
-    page = Path(write_report(out)).read_text()
+    page = Path(write_report(out)[0]).read_text()
     assert page.count("Not measured in this run") == 2  # rating, backdoor size
     assert "No canonical forms in this run" in page
 
@@ -149,23 +152,36 @@ def test_summarize_by_refuses_a_column_the_run_lacks(cli, measured_run):
 
 def test_the_summary_has_the_numbers_of_each_input(measured_run):
     summary = summarize(measured_run)
-    by_input = summary["by_input"]
-    assert list(by_input) == [entry["path"] for entry in summary["inputs"]]
+    by_input = summary.by_input
+    assert list(by_input) == [entry.path for entry in summary.inputs]
     rows = pl.read_parquet(measured_run)
     for source, numbers in by_input.items():
         stats = Stats.of_table(rows.filter(pl.col("source") == source).to_arrow())
-        assert numbers["rows"] == stats.rows
-        assert {k: v for k, v in numbers["status"].items() if v} == dict(stats.status)
-        assert {k: v for k, v in numbers["grade_ladder"].items() if v} == dict(stats.grade)
+        assert numbers.rows == stats.rows
+        assert {k: v for k, v in numbers.status.items() if v} == dict(stats.status)
+        assert {k: v for k, v in numbers.grade_ladder.items() if v} == dict(stats.grade)
         for name in ("search_nodes", "rating"):
             histogram = getattr(stats, name)
-            assert numbers[name] == {**numbers[name], **{
-                f"p{p}": percentile(histogram, p) for p in PERCENTILES},
-                "max": max(histogram, default=None)}, (source, name)
+            found = getattr(numbers, name)
+            assert [getattr(found, f"p{p}") for p in PERCENTILES] == [
+                percentile(histogram, p) for p in PERCENTILES], (source, name)
+            assert found.max == max(histogram, default=None)
     total = Counter()
     for numbers in by_input.values():
-        total.update(numbers["status"])
-    assert {k: total[k] for k in summary["status"]} == summary["status"]
+        total.update(numbers.status)
+    assert {k: total[k] for k in summary.numbers.status} == summary.numbers.status
+
+
+def test_a_report_of_an_incomplete_run_says_so_at_the_top_and_exits_3(cli, tmp_path):
+    out = tmp_path / "out"
+    solve_dataset([SAMPLE], out, load_settings(workers=1, batch_size=50), progress=False)
+    (out / "part-00000-000001.parquet").unlink()
+    done = cli("report", out, "-o", tmp_path / "r.html")
+    assert done.exit_code == 3, done.output
+    assert "incomplete" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    page = (tmp_path / "r.html").read_text()
+    banner = page.split('<div class="cards">', 1)[0]
+    assert "This run is incomplete" in banner and "50 rows are missing" in banner
 
 
 # --- in a browser ------------------------------------------------------------------------------
@@ -178,7 +194,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 def test_the_charts_render_in_a_browser_offline(measured_run, tmp_path):
     from PIL import Image
 
-    page = Path(write_report(measured_run, tmp_path / "report.html", by="collection"))
+    page = Path(write_report(measured_run, tmp_path / "report.html", by="collection")[0])
     screenshot = tmp_path / "report.png"
     done = subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -192,6 +208,6 @@ def test_the_charts_render_in_a_browser_offline(measured_run, tmp_path):
     assert len(colours) > 200  # charts, not a blank page
     # Solid areas of three charts, in their own colours: the search rung of the grade ladder,
     # the boxes of search effort, and a backdoor size.
-    for name, rgb in {"grade: search": (0xD7, 0x30, 0x27), "effort boxes": (0xC6, 0xD4, 0xEA),
+    for name, rgb in {"grade: search": (0x67, 0x00, 0x1F), "effort boxes": (0xC6, 0xD4, 0xEA),
                       "backdoor 2": (0x21, 0x71, 0xB5)}.items():
         assert colours[rgb] > 300, name

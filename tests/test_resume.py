@@ -7,6 +7,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+from dataclasses import replace
 
 import psutil
 import pytest
@@ -37,7 +38,7 @@ def test_kill_9_of_the_run_then_the_same_command_continues_it(slow, tmp_path):
 
     runs.assert_rerun_completes(args, out, reference)
     summary = read_summary(out)
-    assert summary["resumed_rows"] == 6 * kept  # the kept parts were not solved again
+    assert summary.resumed_rows == 6 * kept  # the kept parts were not solved again
 
 
 @pytest.mark.parametrize(
@@ -95,8 +96,8 @@ def test_a_finished_run_is_not_solved_again(tmp_path, euler_txt):
     first = solve_dataset([euler_txt], out, settings, progress=False)
     before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
     again = solve_dataset([euler_txt], out, settings, progress=False)
-    assert again["resumed_rows"] == again["rows"]["out"] == 9  # nothing was solved
-    assert {**again, "resumed_rows": 0} == first
+    assert again.resumed_rows == again.rows_out == 9  # nothing was solved
+    assert replace(again, resumed_rows=0) == first
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before
 
 
@@ -110,7 +111,7 @@ def test_lost_and_half_written_parts_are_redone(tmp_path, euler_txt, read_output
     (out / "part-00000-000003.parquet").rename(out / ".part-00000-000003.parquet.999.tmp")
     (out / SUMMARY_FILE).unlink()
     summary = solve_dataset([euler_txt], out, settings, progress=False)
-    assert summary["resumed_rows"] == 5  # parts 0, 2 and 4 (2, 2 and 1 rows) were kept
+    assert summary.resumed_rows == 5  # parts 0, 2 and 4 (2, 2 and 1 rows) were kept
     assert read_output(out, timing=False).equals(read_output(reference, timing=False))
     assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []
 
@@ -134,7 +135,7 @@ def test_a_run_with_other_settings_is_refused(tmp_path, euler_txt, change, words
     assert "\n" not in str(error.value)
     assert sorted(p.name for p in out.iterdir()) == before  # nothing touched
     overwrite = load_settings(**{"workers": 1, "batch_size": 4, **change, "overwrite": True})
-    assert solve_dataset([euler_txt], out, overwrite, progress=False)["resumed_rows"] == 0
+    assert solve_dataset([euler_txt], out, overwrite, progress=False).resumed_rows == 0
 
 
 def test_settings_that_do_not_change_the_rows_may_differ(tmp_path, euler_txt, read_output):
@@ -143,7 +144,7 @@ def test_settings_that_do_not_change_the_rows_may_differ(tmp_path, euler_txt, re
     expected = read_output(out, timing=False)
     (out / "part-00000-000001.parquet").unlink()
     other = load_settings(workers=2, batch_size=4, compression="snappy", time_limit=100)
-    assert solve_dataset([euler_txt], out, other, progress=False)["resumed_rows"] == 5
+    assert solve_dataset([euler_txt], out, other, progress=False).resumed_rows == 5
     assert read_output(out, timing=False).equals(expected)
 
 
@@ -176,7 +177,9 @@ import sys, time
 from pathlib import Path
 import pyarrow as pa
 from pipeline.resume import open_output
-run = {"version": "0", "code": "", "settings": {}, "inputs": [], "batch_rows": 1}
+from pipeline.provenance import RunRecord
+from pipeline.settings import load_settings
+run = RunRecord.new(load_settings(workers=1), [], 1)
 output = open_output(Path(sys.argv[1]), run, pa.schema([("puzzle", pa.string())]), overwrite=False)
 print("locked", flush=True)
 sys.stdin.read()  # until the test closes it

@@ -26,9 +26,10 @@ import sys
 from pipeline.engines.local import LocalEngine
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
+from pipeline.work import solve_part
 
 settings = load_settings(batch_size=6, max_solutions=1_000_000, max_nodes=60_000, workers=2)
-engine = LocalEngine(workers=2, stall_seconds={STALL})
+engine = LocalEngine(workers=2, function=solve_part, stall_seconds={STALL})
 solve_dataset([sys.argv[1]], sys.argv[2], settings, engine=engine, progress=False)
 """
 
@@ -63,4 +64,4 @@ def test_a_batch_that_keeps_hanging_is_given_up_after_three_attempts(tmp_path, e
     assert stopped.value.exit_code == 3
     assert (f"rows 2-3 of {euler_txt}: its worker process died (stopped responding: no heartbeat "
             "for 1 s, so it was killed) (3 attempts)") in str(stopped.value)
-    assert stopped.value.summary["rows"] == {"in": 9, "out": 7}
+    assert (stopped.value.summary.rows_in, stopped.value.summary.rows_out) == (9, 7)

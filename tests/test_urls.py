@@ -44,7 +44,7 @@ ROOT = DATA.parent.parent
 LOCK = ".sudoku-pipeline.lock"
 # What differs between a run on S3 and the same run on local files: where things are.
 PLACES = ("output", "inputs", "wall_seconds", "puzzles_per_second", "solve_seconds", "worker_seconds",
-          "by_input")
+          "by_input", "labels")
 
 
 @pytest.fixture(scope="module")
@@ -123,8 +123,8 @@ def rows(folder: Path) -> pa.Table:
     return runs.rows(folder).drop_columns(["source"])
 
 
-def numbers(summary: dict) -> dict:
-    return {key: value for key, value in summary.items() if key not in PLACES}
+def numbers(summary) -> dict:
+    return {key: value for key, value in summary.to_json().items() if key not in PLACES}
 
 
 def test_a_run_from_s3_to_s3_equals_the_local_run(tmp_path, s3, bucket, local_inputs):
@@ -136,8 +136,8 @@ def test_a_run_from_s3_to_s3_equals_the_local_run(tmp_path, s3, bucket, local_in
     output = download(s3, f"s3://{bucket}/runs/one", tmp_path / "s3")
     assert rows(output).equals(rows(tmp_path / "local"))
     assert numbers(on_s3) == numbers(local)
-    assert on_s3["output"]["directory"] == f"s3://{bucket}/runs/one"
-    assert [entry["path"] for entry in on_s3["inputs"]] == [
+    assert on_s3.directory == f"s3://{bucket}/runs/one"
+    assert [entry.path for entry in on_s3.inputs] == [
         f"{inputs}/{file.name}" for file in local_inputs
     ]
     assert runs.rows(output).column("source")[0].as_py() == f"{inputs}/a_kaggle.csv"
@@ -151,7 +151,7 @@ def test_a_run_from_s3_to_s3_equals_the_local_run(tmp_path, s3, bucket, local_in
     # Analytics read the output where it is: polars finds the endpoint in the same variables.
     counts = pl.scan_parquet(f"s3://{bucket}/runs/one/part-*.parquet").group_by("status").len()
     assert dict(counts.collect().iter_rows()) == {
-        status: count for status, count in on_s3["status"].items() if count
+        status: count for status, count in on_s3.numbers.status.items() if count
     }
 
 
@@ -176,7 +176,7 @@ def test_a_killed_run_on_s3_continues_where_it_stopped(tmp_path, s3, bucket):
     again = runs.run(args)  # takes over the lock of the dead run on this host
     assert again.returncode == 0, again.stderr
     summary = read_summary(url)
-    assert summary["resumed_rows"] >= parts_at_kill * 6 - 6
+    assert summary.resumed_rows >= parts_at_kill * 6 - 6
     runs.assert_same_run(download(s3, url, tmp_path / "s3"), reference)
 
 
@@ -208,7 +208,7 @@ def test_the_dask_engine_writes_to_s3(tmp_path, s3, bucket, local_inputs):
     url = f"s3://{bucket}/dask"
     on_dask = run(local_inputs, url, engine="dask", **options)
     assert rows(download(s3, url, tmp_path / "s3")).equals(rows(tmp_path / "local"))
-    settings = {**local["settings"], "engine": "dask"}
+    settings = {**local.settings.to_dict(), "engine": "dask"}
     assert numbers(on_dask) == {**numbers(local), "engine": "dask", "settings": settings}
 
 
@@ -283,7 +283,7 @@ def test_inputs_from_a_web_server(tmp_path, euler_txt, kaggle_csv):
     local = run([euler_txt, kaggle_csv], tmp_path / "local", batch_size=10)
     assert rows(tmp_path / "http").equals(rows(tmp_path / "local"))
     assert numbers(over_http) == numbers(local)
-    assert over_http["inputs"][0]["path"] == f"{base}/{euler_txt.name}"
+    assert over_http.inputs[0].path == f"{base}/{euler_txt.name}"
 
 
 @pytest.mark.slow  # about 20 s: the S3 client retries before it gives up

@@ -7,6 +7,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from pipeline.part import PartInfo, output_schema, part_name
+from pipeline.provenance import InputEntry, RunRecord
 from pipeline.settings import load_settings
 from pipeline.work import Unit, to_ipc
 
@@ -23,11 +24,12 @@ def make_unit(
     source: str = "in.txt",
     puzzle_column: str = "puzzle",
     solution_column: str | None = None,
-    run: dict | None = None,
     **settings,
 ) -> Unit:
-    """A unit solving ``table`` into ``directory`` under ``settings`` (see ``load_settings``)."""
+    """A unit solving ``table`` into ``directory`` under ``settings`` (see ``load_settings``),
+    of a run of the one input ``source``."""
     chosen = load_settings(**settings)
+    run = RunRecord.new(chosen, [InputEntry(source, "txt", None, "0" * 64)], table.num_rows)
     info = PartInfo(
         source=source,
         file_index=0,
@@ -41,8 +43,9 @@ def make_unit(
         batch=to_ipc(table),
         puzzle_column=puzzle_column,
         solution_column=solution_column,
-        schema=output_schema(table.schema, run or {"settings": chosen.to_dict()}),
+        schema=output_schema(table.schema),
         options=chosen.solve_options,
+        record=run.part_record(0),
         compression=chosen.compression,
         path=str(Path(directory) / part_name(0, batch_index)),
     )

@@ -62,7 +62,7 @@ def pure_solve_seconds(path: Path) -> float:
     import pyarrow.parquet as pq
 
     import solver
-    from pipeline.work import ascii_grid, text_array
+    from pipeline.arrow import ascii_grid, text_array
 
     grid, fits = ascii_grid(text_array(pq.read_table(path, columns=["quizzes"])["quizzes"]))
     assert fits.all()

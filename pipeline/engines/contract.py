@@ -1,6 +1,7 @@
 """What every engine promises, and the pieces of that promise they share.
 
-An engine calls a unit function (``pipeline.work.solve_part``) on every unit, somewhere, and
+An engine calls the unit function it is given (``pipeline.work.solve_part`` in a run) on every
+unit, somewhere, and
 ``on_result(unit, stats)`` in this process on each result as it arrives. Whatever runs them:
 
 - a unit that fails (raises, or its worker dies) is retried; one that fails ``ATTEMPTS`` times
@@ -19,18 +20,21 @@ import abc
 import socket
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pipeline.errors import PipelineError
 from pipeline.part import read_footer
 from pipeline.provenance import installed
 from pipeline.stats import Stats
-from pipeline.work import Unit, solve_part
+
+if TYPE_CHECKING:  # engines run any unit function on units; they need no more of pipeline.work
+    from pipeline.work import Unit
 
 ATTEMPTS = 3  # a unit runs at most this many times
 IN_FLIGHT_PER_WORKER = 2  # units handed out per worker: the reader never runs far ahead
 
-UnitFunction = Callable[[Unit], Stats]
-OnResult = Callable[[Unit, Stats], None]
+UnitFunction = Callable[["Unit"], Stats]
+OnResult = Callable[["Unit", Stats], None]
 
 
 @dataclass
@@ -68,7 +72,7 @@ class Engine(abc.ABC):
 
     name = "engine"
 
-    def __init__(self, *, workers: int, function: UnitFunction = solve_part):
+    def __init__(self, *, workers: int, function: UnitFunction):
         self.workers = max(workers, 1)
         self.function = function
 

@@ -29,7 +29,7 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator
 from concurrent.futures import CancelledError
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pipeline.engines.contract import (
     ATTEMPTS,
@@ -44,7 +44,9 @@ from pipeline.engines.contract import (
 )
 from pipeline.errors import PipelineError, one_line
 from pipeline.provenance import installed
-from pipeline.work import Unit
+
+if TYPE_CHECKING:
+    from pipeline.work import Unit
 
 CONNECT_TIMEOUT = "10s"  # to reach the scheduler
 WORKERS_TIMEOUT = 60  # seconds to wait for a cluster's first worker
@@ -64,8 +66,8 @@ class DaskEngine(Engine):
 
     name = "dask"
 
-    def __init__(self, *, workers: int, scheduler: str = "", function: UnitFunction | None = None):
-        super().__init__(workers=workers, **({"function": function} if function else {}))
+    def __init__(self, *, workers: int, function: UnitFunction, scheduler: str = ""):
+        super().__init__(workers=workers, function=function)
         self.scheduler = scheduler
 
     def check(self) -> None:

@@ -41,6 +41,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pipeline.engines.contract import (
     ATTEMPTS,
@@ -55,7 +56,9 @@ from pipeline.engines.contract import (
 )
 from pipeline.errors import PipelineError, one_line
 from pipeline.provenance import installed
-from pipeline.work import Unit
+
+if TYPE_CHECKING:
+    from pipeline.work import Unit
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 HEARTBEAT_SECONDS = 1.0  # how often a worker says it is alive
@@ -69,9 +72,9 @@ class LocalEngine(Engine):
 
     name = "local"
 
-    def __init__(self, *, workers: int, function: UnitFunction | None = None,
+    def __init__(self, *, workers: int, function: UnitFunction,
                  stall_seconds: float = STALL_SECONDS):
-        super().__init__(workers=workers, **({"function": function} if function else {}))
+        super().__init__(workers=workers, function=function)
         self.stall_seconds = stall_seconds
 
     def run(self, units: Iterable[Unit], on_result: OnResult, *,

@@ -1,0 +1,164 @@
+"""The result columns of a part, each declared once: its name, Arrow type, whether it may be
+null, what it means, and how a solved batch fills it.
+
+The part's schema (``pipeline.part.RESULT_FIELDS``) and the conversion of a solved batch into
+those columns (``result_arrays``) are generated from ``RESULT_COLUMNS``, and a test checks the
+manual's column table against it: a new measure is one entry here and its solver function.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline.arrow import ascii_grid, digits_array, text_array
+from solver.api import BatchResult
+from solver.vocabulary import BLANKS, GRADES, STATUSES
+
+# A puzzle's bytes as the ``grid`` column writes them: digits as they are, every blank
+# convention as ".", so that one column holds every input's puzzles alike.
+NORMAL_BYTE = np.zeros(256, np.uint8)
+NORMAL_BYTE[np.frombuffer(b"123456789", np.uint8)] = np.frombuffer(b"123456789", np.uint8)
+NORMAL_BYTE[np.frombuffer(BLANKS.encode(), np.uint8)] = ord(".")
+
+
+@dataclass(frozen=True)
+class Solved:
+    """A batch as its result columns read it: the input rows, their puzzles as (n, 81) bytes,
+    what the solver found, and where the rows come from."""
+
+    table: pa.Table
+    grid: np.ndarray
+    result: BatchResult
+    solution_column: str | None
+    source: str
+    first_row: int
+
+    @functools.cached_property
+    def valid(self) -> np.ndarray:
+        return np.asarray(self.result.valid, dtype=bool)
+
+    @functools.cached_property
+    def null(self) -> np.ndarray | None:
+        """The rows whose metrics are null (the invalid ones), or None when there are none."""
+        return None if self.valid.all() else ~self.valid
+
+    @functools.cached_property
+    def has_solution(self) -> np.ndarray:
+        return np.asarray(self.result.has_solution, dtype=bool) & self.valid
+
+
+@dataclass(frozen=True)
+class Column:
+    """A result column: name, Arrow type, nullability, meaning (SPEC's words, shortened), and
+    ``fill``, the Arrow array of a solved batch."""
+
+    name: str
+    type: pa.DataType
+    meaning: str
+    fill: Callable[[Solved], pa.Array]
+    nullable: bool = True
+
+    @property
+    def field(self) -> pa.Field:
+        return pa.field(self.name, self.type, nullable=self.nullable)
+
+
+def _metric(name: str, kind: pa.DataType) -> Callable[[Solved], pa.Array]:
+    """A number of the solver's result, null where the puzzle is invalid."""
+    return lambda solved: pa.array(getattr(solved.result, name), kind, mask=solved.null)
+
+
+def labels(codes: np.ndarray, names: tuple[str, ...]) -> pa.Array:
+    """Codes into ``names`` as a string array (a negative code is null), without a Python
+    object per row."""
+    codes = np.asarray(codes).astype(np.int8)
+    missing = codes < 0
+    indices = pa.array(codes, mask=missing if missing.any() else None)
+    return pa.DictionaryArray.from_arrays(indices, pa.array(names, pa.string())).dictionary_decode()
+
+
+def _solution_matches(solved: Solved) -> pa.Array:
+    """Whether first_solution equals the published solution (blank conventions ignored).
+
+    Null when there is no solution column, the row's published solution is null or empty,
+    or the puzzle is invalid; false when no solution was found.
+    """
+    n = solved.table.num_rows
+    if solved.solution_column is None:
+        return pa.nulls(n, pa.bool_())
+    published = text_array(solved.table.column(solved.solution_column))
+    published_grid, fits = ascii_grid(published)
+    # A solution found is 81 digits, so a published one with any blank (whatever its
+    # convention) cannot equal it: comparing the raw bytes ignores blank conventions.
+    equal = _rows_as_bytes(published_grid) == _rows_as_bytes(solved.result.first_solution)
+    matches = fits & solved.has_solution & equal
+    lengths = pc.binary_length(published).to_numpy(zero_copy_only=False)
+    unknown = published.is_null().to_numpy(zero_copy_only=False) | (lengths == 0) | ~solved.valid
+    return pa.array(matches, pa.bool_(), mask=unknown if unknown.any() else None)
+
+
+def _rows_as_bytes(grid: np.ndarray) -> np.ndarray:
+    """An (n, 81) uint8 matrix as n 81-byte strings, compared with one memcmp per row."""
+    return np.ascontiguousarray(grid, dtype=np.uint8).view(np.dtype((np.void, 81))).reshape(-1)
+
+
+RESULT_COLUMNS = (
+    Column("grid", pa.string(), "the puzzle, 81 characters with `.` for every blank convention, "
+           "whatever the input column was called (null when invalid)",
+           lambda s: digits_array(NORMAL_BYTE[s.grid], s.valid)),
+    Column("status", pa.string(), "`invalid`, `contradictory`, `budget_exceeded`, `unsolvable`, "
+           "`solved`, `unique`, `multiple` (SPEC 3: the first that applies)",
+           lambda s: labels(s.result.status, STATUSES), nullable=False),
+    Column("error", pa.string(), "why a puzzle is `invalid` or `contradictory`, else null",
+           lambda s: pa.array(s.result.error, pa.string())),
+    Column("givens", pa.int8(), "given digits (null when invalid)", _metric("givens", pa.int8())),
+    Column("n_solutions", pa.int32(), "solutions found, at most `max_solutions`",
+           _metric("n_solutions", pa.int32())),
+    Column("solutions_capped", pa.bool_(), "the count stopped at `max_solutions`",
+           _metric("solutions_capped", pa.bool_())),
+    Column("prune_solvable", pa.bool_(), "Bird's pruning alone solves it",
+           _metric("prune_solvable", pa.bool_())),
+    Column("singles_solvable", pa.bool_(), "naked and hidden singles solve it",
+           _metric("singles_solvable", pa.bool_())),
+    Column("search_depth", pa.int32(), "deepest search node", _metric("search_depth", pa.int32())),
+    Column("search_nodes", pa.int64(), "search nodes visited, root included",
+           _metric("search_nodes", pa.int64())),
+    Column("first_solution", pa.string(), "the first solution found, 81 digits, else null",
+           lambda s: digits_array(s.result.first_solution, s.has_solution)),
+    Column("solution_matches", pa.bool_(), "first solution = published solution; null without "
+           "one", _solution_matches),
+    Column("grade", pa.string(), "the first rung of SPEC 5.1's ladder that solves it (always "
+           "computed; null unless `unique` or `solved`)", lambda s: labels(s.result.grade, GRADES)),
+    Column("rating", pa.float64(), "SPEC 5.2: the mean search depth over symmetric copies "
+           "(`--measures rating`; null unless `unique`)",
+           lambda s: pa.array(s.result.rating, pa.float64(), mask=np.isnan(s.result.rating))),
+    Column("backdoor_size", pa.int8(), "SPEC 5.3: the fewest solution cells singles need "
+           "(`--measures backdoor`; null unless `unique`, or above 3)",
+           lambda s: pa.array(s.result.backdoor_size, pa.int8(), mask=s.result.backdoor_size < 0)),
+    Column("canonical", pa.string(), "SPEC 6: the minlex form up to the Sudoku symmetries "
+           "(`--measures canonical`; null when invalid)",
+           lambda s: digits_array(s.result.canonical, s.result.canonical[:, 0] != 0)),
+    Column("solve_us", pa.float64(), "microseconds spent on this puzzle (the only "
+           "non-deterministic column)", lambda s: pa.array(s.result.solve_us, pa.float64()),
+           nullable=False),
+    Column("source", pa.string(), "the input file, as named on the command line (or found in a "
+           "directory)", lambda s: pa.repeat(pa.scalar(s.source, pa.string()), s.table.num_rows),
+           nullable=False),
+    Column("row", pa.int64(), "0-based row within that file (comment lines of a text file are "
+           "not rows)",
+           lambda s: pa.array(np.arange(s.table.num_rows, dtype=np.int64) + s.first_row),
+           nullable=False),
+)
+RESULT_FIELDS = tuple(column.field for column in RESULT_COLUMNS)
+RESULT_NAMES = tuple(column.name for column in RESULT_COLUMNS)
+
+
+def result_arrays(solved: Solved) -> dict[str, pa.Array]:
+    """Every result column of a solved batch, by name."""
+    return {column.name: column.fill(solved) for column in RESULT_COLUMNS}
