@@ -164,8 +164,8 @@ def test_a_finished_run_says_it_is_complete_and_names_settings_it_keeps(tmp_path
 def test_far_more_workers_than_cores_is_a_warning(tmp_path, euler_txt, caplog):
     settings = load_settings(workers=1000)
     with caplog.at_level(logging.WARNING, logger="pipeline"):
-        solve_dataset([euler_txt], tmp_path / "out", settings, engine=LocalEngine(workers=1, function=solve_part),
-                      progress=False)
+        solve_dataset([euler_txt], tmp_path / "out", settings,
+                      engine=LocalEngine(workers=1, function=solve_part), progress=False)
     assert "--workers 1000 is far above the" in caplog.text
 
 
