@@ -10,11 +10,17 @@ Any other URL goes through fsspec and the package of its protocol (``s3fs`` for 
 ``gcsfs`` for ``gs://``, ...), imported only then. An object store has no rename, but it
 shows an object only once its upload is complete: a file is written from memory in one
 upload, so it too is complete or absent. The lock is an object of its own (see
-``lock_directory``). Failures of either kind become one-line ``PipelineError``s.
+``ObjectStore.lock``). Failures of either kind become one-line ``PipelineError``s.
+
+The two kinds are two backends of one interface, ``Storage``: ``LocalFiles`` and
+``ObjectStore``. ``backend(where)`` chooses between them, the one place that does; the
+functions of this module, which the rest of the pipeline calls, hand each location to its
+backend.
 """
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import errno
 import io
@@ -28,6 +34,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from pipeline.errors import PipelineError, one_line
+from pipeline.text import escaped
 
 FSSPEC_HINT = 'pip install ".[s3]" for s3:// (fsspec and s3fs); gcsfs for gs://, adlfs for az://'
 # Filesystems that live inside one process: workers could never share them.
@@ -71,186 +78,204 @@ def is_url(where: str) -> bool:
     return "://" in where and not where.startswith("file://")
 
 
-def join(directory: str, name: str) -> str:
-    if is_url(directory):
-        return directory.rstrip("/") + "/" + name
-    return os.path.join(directory, name)
+class Lock(NamedTuple):
+    """A held lock on a directory: ``release()`` gives it up (idempotent)."""
+
+    release: Callable[[], None]
 
 
-def basename(where: str) -> str:
-    return where.rstrip("/").rsplit("/", 1)[-1] if is_url(where) else os.path.basename(where)
+class Storage(abc.ABC):
+    """What the pipeline does with files, wherever they are."""
+
+    @abc.abstractmethod
+    def join(self, directory: str, name: str) -> str:
+        """The location of ``name`` inside ``directory``."""
+
+    @abc.abstractmethod
+    def basename(self, where: str) -> str:
+        """The last name of ``where``."""
+
+    @abc.abstractmethod
+    def canonical(self, where: str) -> str:
+        """One spelling per file, to tell whether two locations are the same file, or one is
+        inside the other."""
+
+    @abc.abstractmethod
+    def kind(self, where: str) -> str | None:
+        """``"file"``, ``"directory"``, ``"other"`` (a device, a socket...) or None (not
+        there)."""
+
+    @abc.abstractmethod
+    def listing(self, directory: str) -> list[Entry]:
+        """The entries directly inside ``directory``, sorted by name."""
+
+    @abc.abstractmethod
+    def stamp(self, where: str) -> Stamp:
+        """The ``Stamp`` of the file ``where`` now (``PipelineError`` when it cannot be seen)."""
+
+    @abc.abstractmethod
+    def open_read(self, where: str) -> BinaryIO:
+        """``where`` opened for reading bytes (a context manager, like ``open``);
+        ``FileNotFoundError`` when it is not there, ``PipelineError`` for other failures."""
+
+    @abc.abstractmethod
+    def arrow_source(self, where: str) -> contextlib.AbstractContextManager[str | BinaryIO]:
+        """What a pyarrow reader takes: a local path (read by Arrow itself), or a file."""
+
+    @abc.abstractmethod
+    def make_directory(self, directory: str) -> None:
+        """Create ``directory`` and its parents where needed."""
+
+    @abc.abstractmethod
+    def delete(self, where: str) -> None:
+        """Delete the file ``where`` if it is there."""
+
+    @abc.abstractmethod
+    def write_atomically(self, where: str, write: Callable[[BinaryIO], None], hint: str) -> None:
+        """Call ``write`` on a file that becomes ``where`` only once complete; a failure
+        becomes a one-line ``PipelineError`` (with ``hint`` appended)."""
+
+    @abc.abstractmethod
+    def remove_temporary_files(self, directory: str) -> None:
+        """Delete the temporary files a killed run left behind in ``directory``."""
+
+    @abc.abstractmethod
+    def lock(self, directory: str, name: str) -> Lock:
+        """An exclusive lock on ``directory`` (its file ``name``)."""
+
+    def is_private(self, where: str) -> bool:
+        """Whether ``where`` is on a filesystem that only this process sees."""
+        return False
 
 
-def canonical(where: str) -> str:
-    """One spelling per file, to tell whether two locations are the same file, or one is
-    inside the other."""
-    if not is_url(where):
+# --- local files ------------------------------------------------------------------------
+
+
+class LocalFiles(Storage):
+    """Files of the operating system: written to a temporary file, flushed, renamed, the
+    rename flushed; locked with ``lockf``."""
+
+    def join(self, directory: str, name: str) -> str:
+        return os.path.join(directory, name)
+
+    def basename(self, where: str) -> str:
+        return os.path.basename(where)
+
+    def canonical(self, where: str) -> str:
         return str(Path(where).resolve())
-    fs, path = _filesystem(where)
-    return fs.unstrip_protocol(path).rstrip("/")
 
-
-def kind(where: str) -> str | None:
-    """``"file"``, ``"directory"``, ``"other"`` (a device, a socket...) or None (not there)."""
-    if not is_url(where):
+    def kind(self, where: str) -> str | None:
         if os.path.isdir(where):
             return "directory"
         if os.path.isfile(where):
             return "file"
         return "other" if os.path.lexists(where) else None
-    fs, path = _filesystem(where)
-    with _remote_errors("read", where):
-        try:
-            info = fs.info(path)
-        except FileNotFoundError:
-            return None
-    return {"file": "file", "directory": "directory"}.get(info.get("type"), "other")
 
-
-def listing(directory: str) -> list[Entry]:
-    """The entries directly inside ``directory``, sorted by name."""
-    if not is_url(directory):
+    def listing(self, directory: str) -> list[Entry]:
         try:
             with os.scandir(directory) as entries:
                 return sorted(_local_entry(entry) for entry in entries)
         except OSError as err:
-            raise PipelineError(f"cannot list {directory}: {err.strerror or err}") from None
-    fs, path = _filesystem(directory)
-    with _remote_errors("list", directory):
-        try:
-            found = fs.ls(path, detail=True)
-        except FileNotFoundError:  # on an object store, a directory of nothing
-            return []
-    return sorted(
-        Entry(item["name"].rstrip("/").rsplit("/", 1)[-1], item.get("type") == "file")
-        for item in found
-        if item["name"].rstrip("/") != path.rstrip("/")
-    )
+            raise PipelineError(f"cannot list {escaped(directory)}: {err.strerror or err}") from None
 
-
-def stamp(where: str) -> Stamp:
-    """The ``Stamp`` of the file ``where`` now (``PipelineError`` when it cannot be seen)."""
-    if not is_url(where):
+    def stamp(self, where: str) -> Stamp:
         try:
             status = os.stat(where)
         except OSError as err:
-            raise PipelineError(f"cannot read {where}: {err.strerror or err}") from None
+            raise PipelineError(f"cannot read {escaped(where)}: {err.strerror or err}") from None
         return Stamp(status.st_size, (status.st_mtime_ns, status.st_dev, status.st_ino))
-    fs, path = _filesystem(where)
-    with _remote_errors("read", where):
-        try:
-            info = fs.info(path)
-        except FileNotFoundError:
-            raise PipelineError(f"cannot read {where}: it is not there (any more)") from None
-    version = tuple((key, str(info[key])) for key in VERSION_KEYS if info.get(key) is not None)
-    return Stamp(int(info.get("size") or 0), version)
 
-
-def open_read(where: str) -> BinaryIO:
-    """``where`` opened for reading bytes (a context manager, like ``open``);
-    ``FileNotFoundError`` when it is not there, ``PipelineError`` for other failures."""
-    if not is_url(where):
+    def open_read(self, where: str) -> BinaryIO:
         try:
             return open(where, "rb")
         except FileNotFoundError:
             raise
         except OSError as err:
-            raise PipelineError(f"cannot read {where}: {err.strerror or err}") from None
-    fs, path = _filesystem(where)
-    with _remote_errors("read", where):
-        return fs.open(path, "rb")
+            raise PipelineError(f"cannot read {escaped(where)}: {err.strerror or err}") from None
 
-
-@contextlib.contextmanager
-def arrow_source(where: str) -> Iterator[str | BinaryIO]:
-    """What a pyarrow reader takes: a local path (read by Arrow itself), else the file opened
-    through fsspec."""
-    if not is_url(where):
+    @contextlib.contextmanager
+    def arrow_source(self, where: str) -> Iterator[str]:
         yield where
-        return
-    with open_read(where) as file:
-        yield file
 
-
-def read_bytes(where: str) -> bytes:
-    with open_read(where) as file:
-        return file.read()
-
-
-def make_directory(directory: str) -> None:
-    """Create ``directory`` and its parents where needed (an object store needs none)."""
-    if not is_url(directory):
+    def make_directory(self, directory: str) -> None:
         try:
             os.makedirs(directory, exist_ok=True)
         except OSError as err:
             raise PipelineError(
-                f"cannot create output directory {directory}: {err.strerror or err}"
+                f"cannot create output directory {escaped(directory)}: {err.strerror or err}"
             ) from None
-        return
-    fs, path = _filesystem(directory)
-    root = path.strip("/").split("/")[0]
-    with _remote_errors("create", directory):
-        # Never a new bucket: a misspelt one would be created rather than reported.
-        if root and not fs.exists(root):
-            raise PipelineError(
-                f"cannot create output directory {directory}: {fs.unstrip_protocol(root)} does "
-                "not exist (create the bucket first, or check the URL)"
-            )
-        fs.makedirs(path, exist_ok=True)
 
-
-def delete(where: str) -> None:
-    """Delete the file ``where`` if it is there."""
-    if not is_url(where):
+    def delete(self, where: str) -> None:
         try:
             os.unlink(where)
         except FileNotFoundError:
             pass
         except OSError as err:
-            raise PipelineError(f"cannot delete {where}: {err.strerror or err}") from None
-        return
-    fs, path = _filesystem(where)
-    with _remote_errors("delete", where):
+            raise PipelineError(f"cannot delete {escaped(where)}: {err.strerror or err}") from None
+
+    def write_atomically(self, where: str, write: Callable[[BinaryIO], None], hint: str) -> None:
+        # The temporary name carries host and pid: Dask workers on different machines may
+        # write the same part at once, and a killed run's leftovers are recognisable.
+        path = Path(where)
+        temporary = path.with_name(f".{path.name}.{socket.gethostname()}-{os.getpid()}.tmp")
         try:
-            fs.rm_file(path)
-        except FileNotFoundError:
+            with open(temporary, "wb") as file:
+                write(file)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(temporary, path)
+            _sync_directory(path.parent)
+        except OSError as err:
+            temporary.unlink(missing_ok=True)
+            raise PipelineError(f"cannot write {escaped(str(path))}: {err.strerror or err}{hint}"
+                                ) from None
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+
+    def remove_temporary_files(self, directory: str) -> None:
+        """``.NAME.HOST-PID.tmp`` (older runs wrote ``.NAME.PID.tmp``)."""
+        try:
+            for entry in Path(directory).glob(".*.tmp"):
+                entry.unlink(missing_ok=True)
+        except OSError:  # e.g. the directory became read-only: they are harmless, and hidden
             pass
 
+    def lock(self, directory: str, name: str) -> Lock:
+        """A POSIX record lock (``lockf``): it belongs to this process alone, so forked
+        workers never hold it, and the kernel drops it when the process dies, even by
+        ``kill -9``."""
+        import fcntl
 
-def write_atomically(where: str, write: Callable[[BinaryIO], None], *, hint: str = "") -> None:
-    """Call ``write`` on a file that becomes ``where`` only once complete (see the module);
-    a failure becomes a one-line ``PipelineError`` (with ``hint`` appended)."""
-    if is_url(where):
-        buffer = io.BytesIO()
-        write(buffer)
-        fs, path = _filesystem(where)
-        with _remote_errors("write", where, hint):
-            fs.pipe_file(path, buffer.getvalue())
-        return
-    _write_local(Path(where), write, hint)
+        path = os.path.join(directory, name)
+        while True:
+            try:
+                descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as err:
+                raise PipelineError(
+                    f"cannot write into output directory {escaped(directory)}: "
+                    f"{err.strerror or err}") from None
+            try:
+                fcntl.lockf(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(descriptor)
+                raise _in_use(directory) from None
+            try:  # the file may have been removed by the run that held it: lock the new one
+                if os.stat(path).st_ino == os.fstat(descriptor).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
+            os.close(descriptor)
 
+        def release() -> None:
+            nonlocal descriptor
+            if descriptor is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+                os.close(descriptor)
+                descriptor = None
 
-def write_bytes(where: str, data: bytes) -> None:
-    write_atomically(where, lambda file: file.write(data))
-
-
-def remove_temporary_files(directory: str) -> None:
-    """Delete the temporary files a killed run left behind in a local directory
-    (``.NAME.HOST-PID.tmp``; older runs wrote ``.NAME.PID.tmp``)."""
-    if is_url(directory):
-        return  # nothing is written to an object store but whole files
-    try:
-        for entry in Path(directory).glob(".*.tmp"):
-            entry.unlink(missing_ok=True)
-    except OSError:  # e.g. the directory became read-only: they are harmless, and hidden
-        pass
-
-
-def is_temporary(name: str) -> bool:
-    return name.startswith(".") and name.endswith(".tmp")
-
-
-# --- local files ------------------------------------------------------------------------
+        return Lock(release)
 
 
 def _local_entry(entry: os.DirEntry) -> Entry:
@@ -264,25 +289,6 @@ def _local_entry(entry: os.DirEntry) -> Entry:
     if not is_file and entry.is_symlink() and not os.path.exists(entry.path):
         return Entry(entry.name, False, "a dangling symbolic link")
     return Entry(entry.name, is_file)
-
-
-def _write_local(path: Path, write: Callable[[BinaryIO], None], hint: str) -> None:
-    # The temporary name carries host and pid: Dask workers on different machines may write
-    # the same part at once, and a killed run's leftovers are recognisable.
-    temporary = path.with_name(f".{path.name}.{socket.gethostname()}-{os.getpid()}.tmp")
-    try:
-        with open(temporary, "wb") as file:
-            write(file)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-        _sync_directory(path.parent)
-    except OSError as err:
-        temporary.unlink(missing_ok=True)
-        raise PipelineError(f"cannot write {path}: {err.strerror or err}{hint}") from None
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def _sync_directory(directory: Path) -> None:
@@ -300,100 +306,144 @@ def _sync_directory(directory: Path) -> None:
         os.close(descriptor)
 
 
-# --- locks ------------------------------------------------------------------------------
+# --- object stores and other URLs, through fsspec ----------------------------------------
 
 
-class Lock(NamedTuple):
-    """A held lock on a directory: ``release()`` gives it up (idempotent)."""
+class ObjectStore(Storage):
+    """Files at fsspec URLs: written whole, in one upload; listings never cached (workers write
+    behind this process's back); locked by an object created only if absent."""
 
-    release: Callable[[], None]
+    def join(self, directory: str, name: str) -> str:
+        return directory.rstrip("/") + "/" + name
 
+    def basename(self, where: str) -> str:
+        return where.rstrip("/").rsplit("/", 1)[-1]
 
-def lock_directory(directory: str, name: str) -> Lock:
-    """An exclusive lock on ``directory`` (its file ``name``), so that one run at a time
-    writes there; ``PipelineError`` when another run holds it."""
-    if is_url(directory):
-        return _lock_object(directory, name)
-    return _lock_local(directory, name)
+    def canonical(self, where: str) -> str:
+        fs, path = _filesystem(where)
+        return fs.unstrip_protocol(path).rstrip("/")
 
+    def kind(self, where: str) -> str | None:
+        fs, path = _filesystem(where)
+        with _remote_errors("read", where):
+            try:
+                info = fs.info(path)
+            except FileNotFoundError:
+                return None
+        return {"file": "file", "directory": "directory"}.get(info.get("type"), "other")
 
-def _in_use(directory: str, holder: str = "") -> PipelineError:
-    return PipelineError(
-        f"output directory {directory} is in use by another sudoku-pipeline run{holder}; "
-        "wait for it to finish, or choose another --output"
-    )
+    def listing(self, directory: str) -> list[Entry]:
+        fs, path = _filesystem(directory)
+        with _remote_errors("list", directory):
+            try:
+                found = fs.ls(path, detail=True)
+            except FileNotFoundError:  # on an object store, a directory of nothing
+                return []
+        return sorted(
+            Entry(item["name"].rstrip("/").rsplit("/", 1)[-1], item.get("type") == "file")
+            for item in found
+            if item["name"].rstrip("/") != path.rstrip("/")
+        )
 
+    def stamp(self, where: str) -> Stamp:
+        fs, path = _filesystem(where)
+        with _remote_errors("read", where):
+            try:
+                info = fs.info(path)
+            except FileNotFoundError:
+                raise PipelineError(f"cannot read {where}: it is not there (any more)") from None
+        version = tuple((key, str(info[key])) for key in VERSION_KEYS if info.get(key) is not None)
+        return Stamp(int(info.get("size") or 0), version)
 
-def _lock_local(directory: str, name: str) -> Lock:
-    """A POSIX record lock (``lockf``): it belongs to this process alone, so forked workers
-    never hold it, and the kernel drops it when the process dies, even by ``kill -9``."""
-    import fcntl
+    def open_read(self, where: str) -> BinaryIO:
+        fs, path = _filesystem(where)
+        with _remote_errors("read", where):
+            return fs.open(path, "rb")
 
-    path = os.path.join(directory, name)
-    while True:
+    @contextlib.contextmanager
+    def arrow_source(self, where: str) -> Iterator[BinaryIO]:
+        with self.open_read(where) as file:
+            yield file
+
+    def make_directory(self, directory: str) -> None:
+        """No directory is needed, but the bucket must exist: a misspelt one is reported,
+        never created."""
+        fs, path = _filesystem(directory)
+        root = path.strip("/").split("/")[0]
+        with _remote_errors("create", directory):
+            if root and not fs.exists(root):
+                raise PipelineError(
+                    f"cannot create output directory {directory}: {fs.unstrip_protocol(root)} "
+                    "does not exist (create the bucket first, or check the URL)"
+                )
+            fs.makedirs(path, exist_ok=True)
+
+    def delete(self, where: str) -> None:
+        fs, path = _filesystem(where)
+        with _remote_errors("delete", where):
+            try:
+                fs.rm_file(path)
+            except FileNotFoundError:
+                pass
+
+    def write_atomically(self, where: str, write: Callable[[BinaryIO], None], hint: str) -> None:
+        buffer = io.BytesIO()
+        write(buffer)
+        fs, path = _filesystem(where)
+        with _remote_errors("write", where, hint):
+            fs.pipe_file(path, buffer.getvalue())
+
+    def remove_temporary_files(self, directory: str) -> None:
+        return None  # nothing is written to an object store but whole files
+
+    def lock(self, directory: str, name: str) -> Lock:
+        """An object naming its holder (host, pid, a token), created only if absent (S3's
+        conditional write), so that of two runs started at once one fails.
+
+        A lock object whose holder is alive refuses the run; one left by a run on this host
+        that has ended (killed) is taken over; one left by a dead run on another host must be
+        deleted by hand (the message says so), as nothing here can tell whether that run
+        still runs.
+        """
+        path = self.join(directory, name)
+        mine = {
+            "host": socket.gethostname(),
+            "pid": os.getpid(),
+            "token": uuid.uuid4().hex,
+            "since": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        }
+        while not _create_exclusively(path, json.dumps(mine).encode()):
+            held = self._holder(path)
+            if held.get("host") != mine["host"] or _alive(held.get("pid")):
+                raise PipelineError(
+                    f"output directory {directory} is in use by another sudoku-pipeline run (on "
+                    f"{held.get('host', '?')}, pid {held.get('pid', '?')}, since "
+                    f"{held.get('since', '?')}); wait for it to finish, or choose another "
+                    f"--output. If that run is no longer running, delete {path} and rerun"
+                )
+            self.delete(path)  # left by a run on this host that has ended: take it over
+        if self._holder(path).get("token") != mine["token"]:
+            raise _in_use(directory, " (started at the same moment)")
+
+        def release() -> None:
+            if mine["token"] and self._holder(path).get("token") == mine["token"]:
+                self.delete(path)
+            mine["token"] = ""
+
+        return Lock(release)
+
+    def _holder(self, path: str) -> dict[str, Any]:
         try:
-            descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as err:
-            raise PipelineError(
-                f"cannot write into output directory {directory}: {err.strerror or err}"
-            ) from None
-        try:
-            fcntl.lockf(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(descriptor)
-            raise _in_use(directory) from None
-        try:  # the file may have been removed by the run that held it: lock the new one
-            if os.stat(path).st_ino == os.fstat(descriptor).st_ino:
-                break
-        except FileNotFoundError:
-            pass
-        os.close(descriptor)
+            with self.open_read(path) as file:
+                holder = json.loads(file.read())
+        except (PipelineError, ValueError, FileNotFoundError):
+            return {}
+        return holder if isinstance(holder, dict) else {}
 
-    def release() -> None:
-        nonlocal descriptor
-        if descriptor is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
-            os.close(descriptor)
-            descriptor = None
-
-    return Lock(release)
-
-
-def _lock_object(directory: str, name: str) -> Lock:
-    """A lock on an object store: an object naming its holder (host, pid, a token), created
-    only if absent (S3's conditional write), so that of two runs started at once one fails.
-
-    A lock object whose holder is alive refuses the run; one left by a run on this host that
-    has ended (killed) is taken over; one left by a dead run on another host must be deleted
-    by hand (the message says so), as nothing here can tell whether that run still runs.
-    """
-    path = join(directory, name)
-    mine = {
-        "host": socket.gethostname(),
-        "pid": os.getpid(),
-        "token": uuid.uuid4().hex,
-        "since": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-    }
-    while not _create_exclusively(path, json.dumps(mine).encode()):
-        held = _lock_holder(path)
-        if held.get("host") != mine["host"] or _alive(held.get("pid")):
-            raise PipelineError(
-                f"output directory {directory} is in use by another sudoku-pipeline run (on "
-                f"{held.get('host', '?')}, pid {held.get('pid', '?')}, since "
-                f"{held.get('since', '?')}); wait for it to finish, or choose another --output. "
-                f"If that run is no longer running, delete {path} and rerun"
-            )
-        delete(path)  # left by a run on this host that has ended: take it over
-    if _lock_holder(path).get("token") != mine["token"]:
-        raise _in_use(directory, " (started at the same moment)")
-
-    def release() -> None:
-        if mine["token"] and _lock_holder(path).get("token") == mine["token"]:
-            delete(path)
-        mine["token"] = ""
-
-    return Lock(release)
+    def is_private(self, where: str) -> bool:
+        fs, _ = _filesystem(where)
+        protocols = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
+        return any(protocol in PRIVATE_PROTOCOLS for protocol in protocols)
 
 
 def _create_exclusively(url: str, data: bytes) -> bool:
@@ -412,14 +462,6 @@ def _create_exclusively(url: str, data: bytes) -> bool:
             return True
 
 
-def _lock_holder(path: str) -> dict[str, Any]:
-    try:
-        holder = json.loads(read_bytes(path))
-    except (PipelineError, ValueError):
-        return {}
-    return holder if isinstance(holder, dict) else {}
-
-
 def _alive(pid: Any) -> bool:
     if not isinstance(pid, int) or pid <= 0:
         return False
@@ -432,7 +474,11 @@ def _alive(pid: Any) -> bool:
     return True
 
 
-# --- fsspec -----------------------------------------------------------------------------
+def _in_use(directory: str, holder: str = "") -> PipelineError:
+    return PipelineError(
+        f"output directory {escaped(directory)} is in use by another sudoku-pipeline "
+        f"run{holder}; wait for it to finish, or choose another --output"
+    )
 
 
 def _filesystem(url: str) -> tuple[Any, str]:
@@ -455,15 +501,6 @@ def _filesystem(url: str) -> tuple[Any, str]:
         raise PipelineError(f"cannot use {url}: {_one_line(err)}") from None
 
 
-def is_private(url: str) -> bool:
-    """Whether ``url`` is on a filesystem that only this process sees (``memory://``)."""
-    if not is_url(url):
-        return False
-    fs, _ = _filesystem(url)
-    protocols = fs.protocol if isinstance(fs.protocol, tuple) else (fs.protocol,)
-    return any(protocol in PRIVATE_PROTOCOLS for protocol in protocols)
-
-
 @contextlib.contextmanager
 def _remote_errors(action: str, url: str, hint: str = "") -> Iterator[None]:
     """Any failure of a remote filesystem (its libraries raise many kinds: botocore's
@@ -481,3 +518,87 @@ def _remote_errors(action: str, url: str, hint: str = "") -> Iterator[None]:
 def _one_line(err: BaseException) -> str:
     """The message with its type, which says more than most messages of these libraries."""
     return f"{type(err).__name__}: {one_line(err)}" if str(err).strip() else type(err).__name__
+
+
+# --- the module's functions: each location to its backend ---------------------------------
+
+LOCAL_FILES = LocalFiles()
+OBJECT_STORE = ObjectStore()
+
+
+def backend(where: str) -> Storage:
+    """The backend of a location: the only place that tells local paths and URLs apart."""
+    return OBJECT_STORE if is_url(where) else LOCAL_FILES
+
+
+def join(directory: str, name: str) -> str:
+    return backend(directory).join(directory, name)
+
+
+def basename(where: str) -> str:
+    return backend(where).basename(where)
+
+
+def canonical(where: str) -> str:
+    return backend(where).canonical(where)
+
+
+def kind(where: str) -> str | None:
+    return backend(where).kind(where)
+
+
+def listing(directory: str) -> list[Entry]:
+    return backend(directory).listing(directory)
+
+
+def stamp(where: str) -> Stamp:
+    return backend(where).stamp(where)
+
+
+def open_read(where: str) -> BinaryIO:
+    return backend(where).open_read(where)
+
+
+def arrow_source(where: str) -> contextlib.AbstractContextManager[str | BinaryIO]:
+    return backend(where).arrow_source(where)
+
+
+def read_bytes(where: str) -> bytes:
+    with open_read(where) as file:
+        return file.read()
+
+
+def make_directory(directory: str) -> None:
+    backend(directory).make_directory(directory)
+
+
+def delete(where: str) -> None:
+    backend(where).delete(where)
+
+
+def write_atomically(where: str, write: Callable[[BinaryIO], None], *, hint: str = "") -> None:
+    """Call ``write`` on a file that becomes ``where`` only once complete (see the module)."""
+    backend(where).write_atomically(where, write, hint)
+
+
+def write_bytes(where: str, data: bytes) -> None:
+    write_atomically(where, lambda file: file.write(data))
+
+
+def remove_temporary_files(directory: str) -> None:
+    backend(directory).remove_temporary_files(directory)
+
+
+def is_temporary(name: str) -> bool:
+    return name.startswith(".") and name.endswith(".tmp")
+
+
+def lock_directory(directory: str, name: str) -> Lock:
+    """An exclusive lock on ``directory`` (its file ``name``), so that one run at a time
+    writes there; ``PipelineError`` when another run holds it."""
+    return backend(directory).lock(directory, name)
+
+
+def is_private(where: str) -> bool:
+    """Whether ``where`` is on a filesystem that only this process sees (``memory://``)."""
+    return backend(where).is_private(where)
