@@ -73,7 +73,7 @@ def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
 # --- options generated from the settings' declarations -------------------------------------
 
 OPTION_TYPES = {"count": int, "seconds": float, "choice": str, "text": str, "flag": bool,
-                "names": str}
+                "names": str, "delimiter": str}
 
 
 def setting_option(name: str, *, default: Any = None) -> inspect.Parameter:

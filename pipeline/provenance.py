@@ -16,6 +16,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import pkgutil
 import platform
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -23,8 +24,10 @@ from typing import Any
 from pipeline.settings import ROW_SETTINGS, SETTING_NAMES, Settings
 from pipeline.version import __version__
 
-# The pipeline's modules that decide what a row holds (with every module of ``solver``).
-ROW_MODULES = ("pipeline.read", "pipeline.part", "pipeline.work")
+# The pipeline's modules that decide what a row holds (with every module of ``solver``; a
+# package, with every module of it).
+ROW_MODULES = ("pipeline.read", "pipeline.arrow", "pipeline.columns", "pipeline.part",
+               "pipeline.work")
 
 
 def versions() -> dict[str, str]:
@@ -50,13 +53,25 @@ def code_digest() -> str:
     import solver
 
     digest = hashlib.sha256(solver.source_digest().encode())
-    for name in ROW_MODULES:
+    for name in _with_submodules(ROW_MODULES):
         spec = importlib.util.find_spec(name)
         if spec is None or spec.loader is None:
             raise RuntimeError(f"module {name} is not installed")
         source = spec.loader.get_source(name) or ""
         digest.update(name.encode() + b"\0" + source.encode())
     return digest.hexdigest()
+
+
+def _with_submodules(names: tuple[str, ...]) -> list[str]:
+    """``names``, each package followed by its modules, sorted."""
+    found = []
+    for name in names:
+        found.append(name)
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            found += [f"{name}.{info.name}"
+                      for info in pkgutil.iter_modules(spec.submodule_search_locations)]
+    return sorted(found)
 
 
 @functools.cache

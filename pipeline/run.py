@@ -33,6 +33,7 @@ from pipeline.provenance import InputEntry, RunRecord
 from pipeline.read import (
     InputChanged,
     InputFile,
+    estimated_rows,
     file_digest,
     find_inputs,
     inspect_input,
@@ -170,6 +171,7 @@ def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
     (see the module)."""
     sources = [
         inspect_input(path, column=settings.column, solution_column=settings.solution_column,
+                      delimiter=settings.delimiter,
                       reserved=RESULT_NAMES)
         for path in find_inputs(inputs)
     ]
@@ -286,16 +288,11 @@ def _unified_schema(sources: list[InputFile]) -> pa.Schema:
 
 
 def _row_estimate(sources: list[InputFile], newlines: list[int]) -> int | None:
-    """Rows to expect, for the progress bar: exact for Parquet, line breaks for text."""
-    total = 0
-    for source, lines in zip(sources, newlines, strict=True):
-        if source.rows is not None:
-            total += source.rows
-        elif source.path.lower().endswith(".gz"):
-            return None
-        else:
-            total += max(lines - (source.format == "csv"), 1)
-    return total
+    """Rows to expect, for the progress bar: exact for Parquet, line breaks for text (None
+    when an input cannot tell: a compressed one)."""
+    estimates = [estimated_rows(source, lines)
+                 for source, lines in zip(sources, newlines, strict=True)]
+    return None if None in estimates else sum(estimates)
 
 
 def _already_complete(out: Output) -> Summary:

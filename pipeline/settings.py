@@ -46,8 +46,8 @@ class Declared:
 
     ``kind``: "count" (a whole number from ``low`` to ``high``), "seconds" (a number, 0 or
     more), "choice" (one of ``choices``), "names" (some of ``choices``: a list, or text with
-    commas, or "all"), "text" or "flag" (true or false). ``zero`` says what 0
-    means for a count whose ``low`` is 0. ``scope`` says what a run stopped and continued may
+    commas, or "all"), "delimiter" (one character), "text" or "flag" (true or false). ``zero``
+    says what 0 means for a count whose ``low`` is 0. ``scope`` says what a run stopped and continued may
     change: "rows" (the rows depend on it: a run is continued only with the same value), "run"
     (how the output is written: a continued run keeps the value it started with, and says so)
     or "session" (how this command runs: free). ``short`` is a one-letter option.
@@ -93,6 +93,8 @@ class Settings:
                           "text", scope="rows", text="a column name")
     solution_column: str = setting("", "Published-solution column; empty: solution(s).", "text",
                                    scope="rows", text="a column name")
+    delimiter: str = setting("", "What separates the fields of a CSV file; empty: a comma (a tab "
+                             "in a .tsv file).", "delimiter", scope="rows")
     compression: str = setting("zstd", "Parquet compression.", "choice", choices=COMPRESSIONS,
                                scope="run")
     engine: str = setting("local", "Where to run: local (a process pool) or dask (a Dask "
@@ -224,6 +226,22 @@ def _names(name: str, value: Any, choices: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(choice for choice in choices if choice in wanted)
 
 
+# A field delimiter may be given by name, or as the escape a shell passes literally.
+DELIMITER_NAMES = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|",
+                   "space": " "}
+
+
+def _delimiter(name: str, value: Any) -> str:
+    """One character that can separate fields (not a quote, not a line break), or "" (by the
+    file's name)."""
+    value = DELIMITER_NAMES.get(value, value) if isinstance(value, str) else value
+    if not isinstance(value, str) or len(value) > 1 or value in ('"', "\n", "\r"):
+        raise PipelineError(
+            f"setting {name} must be one character (e.g. ';', or tab as '\\t' or tab), or "
+            f"empty for a comma (a tab in .tsv files), got {value!r}")
+    return value
+
+
 def checked(name: str, value: Any) -> Any:
     """``value`` if it is acceptable for setting ``name``, else a one-line PipelineError. (The
     values of ``SOLVE_SETTINGS`` are only put in their form here, names given as text made a
@@ -256,6 +274,8 @@ def checked(name: str, value: Any) -> Any:
             )
     elif kind == "names":
         return _names(name, value, declared.choices)
+    elif kind == "delimiter":
+        return _delimiter(name, value)
     elif not isinstance(value, str) or value != value.strip():
         raise PipelineError(
             f"setting {name} must be {declared.text} (text without surrounding spaces), "

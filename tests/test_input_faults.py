@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -64,8 +65,8 @@ def assert_input_changed(error: PipelineError, path: Path, how: str) -> None:
 
 @pytest.fixture
 def small_blocks(monkeypatch):
-    monkeypatch.setattr(read, "BLOCK_BYTES", SMALL_BLOCKS)
-    monkeypatch.setattr(read, "CSV_BLOCK_BYTES", SMALL_BLOCKS)
+    monkeypatch.setattr(read.text_files, "BLOCK_BYTES", SMALL_BLOCKS)
+    monkeypatch.setattr(read.csv_files, "CSV_BLOCK_BYTES", SMALL_BLOCKS)
 
 
 # --- inputs that change while they are read (point 6) ---------------------------------------
@@ -350,8 +351,116 @@ def test_an_over_long_csv_field_is_an_invalid_row_wherever_it_is(cli, tmp_path, 
 
 @pytest.mark.parametrize("position", ["first", "later"])
 def test_a_csv_record_over_the_readers_block_is_one_error_wherever_it_is(cli, tmp_path, position):
-    huge = "1" * (3 * read.CSV_BLOCK_BYTES)  # a record may straddle one block boundary, not two
+    huge = "1" * (3 * read.csv_files.CSV_BLOCK_BYTES)  # a record may straddle one block, not two
     rows = [EASY, huge, EASY] if position == "later" else [huge, EASY]
     path = tmp_path / "huge.csv"
     path.write_text("puzzle\n" + "\n".join(rows) + "\n")
-    assert_refused_before_writing(cli, tmp_path, path, "a record is longer than the CSV reader takes")
+    assert_refused_before_writing(cli, tmp_path, path, "is longer than 8 MiB")
+
+
+# --- issue 22: bounded records, more formats, messages that stay one line ----------------------
+
+BOMB = """
+import sys
+from pipeline.cli import main
+sys.argv = ["sudoku-pipeline", "solve-dataset", sys.argv[1], "-o", sys.argv[2], "-q",
+            "--workers", "1"]
+main()
+"""
+MEASURED_BOMB = """
+import resource, subprocess, sys
+done = subprocess.run([sys.executable, "-c", sys.argv[1], *sys.argv[2:]], capture_output=True,
+                      text=True)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # KiB, the largest process
+print(done.returncode, peak, done.stderr.replace("\\n", "|"), sep="\\t")
+"""
+
+
+def _gzip_bomb(path: Path, header: bytes, line_bytes: int) -> Path:
+    """A gzip file whose first record (after ``header``) is one line of ``line_bytes`` zeros:
+    a few hundred kilobytes on disk."""
+    chunk = b"0" * (1 << 20)
+    with gzip.open(path, "wb", compresslevel=1) as file:
+        file.write(header)
+        for _ in range(line_bytes // len(chunk)):
+            file.write(chunk)
+        file.write(b"\n" + EASY.encode() + b"\n")
+    return path
+
+
+@pytest.mark.parametrize("name, header", [("bomb.csv.gz", b"puzzle\n"), ("bomb.txt.gz", b"")])
+def test_a_gzip_bomb_is_a_one_line_error_in_bounded_memory(tmp_path, name, header):
+    """A record of 256 MiB (a 260 kB file) is refused at once, never read whole: the process
+    stays far below the size of the record."""
+    path = _gzip_bomb(tmp_path / name, header, 256 << 20)
+    assert path.stat().st_size < 2 << 20
+    done = subprocess.run([sys.executable, "-c", MEASURED_BOMB, BOMB, str(path),
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=300,
+                          cwd=tmp_path)
+    code, peak_kib, stderr = done.stdout.strip().split("\t")
+    assert code == "2", stderr
+    assert stderr.startswith("error: ") and stderr.count("|") == 1, stderr
+    assert "longer than 8 MiB" in stderr
+    assert int(peak_kib) < 200 << 10, f"peak {int(peak_kib) >> 10} MiB"
+
+
+def test_txt_gz_inputs_are_read_like_txt(tmp_path, euler_txt):
+    packed = tmp_path / "euler.txt.gz"
+    packed.write_bytes(gzip.compress(euler_txt.read_bytes()))
+    plain = solve_dataset([euler_txt], tmp_path / "plain", load_settings(workers=1),
+                          progress=False)
+    packed_run = solve_dataset([packed], tmp_path / "packed", load_settings(workers=1),
+                               progress=False)
+    assert packed_run.numbers == plain.numbers and packed_run.inputs[0].format == "txt"
+    assert (pl.read_parquet(tmp_path / "packed").drop("solve_us", "source").equals(
+        pl.read_parquet(tmp_path / "plain").drop("solve_us", "source")))
+
+
+def test_tab_and_other_delimiters(cli, tmp_path, kaggle_csv):
+    rows = kaggle_csv.read_text().splitlines()
+    tsv = tmp_path / "kaggle.tsv"
+    tsv.write_text("\n".join(line.replace(",", "\t") for line in rows) + "\n")
+    semicolons = tmp_path / "kaggle_semicolons.csv"
+    semicolons.write_text("\n".join(line.replace(",", ";") for line in rows) + "\n")
+    tabs = tmp_path / "tabs.csv"
+    tabs.write_bytes(tsv.read_bytes())
+    runs.assert_one_line_error(cli, tmp_path, semicolons, "--delimiter ';'")
+    runs.assert_one_line_error(cli, tmp_path, tabs, "--delimiter '\\t'")
+    for path, options in ((tsv, ()), (semicolons, ("--delimiter", ";")),
+                          (tabs, ("--delimiter", "tab"))):
+        out = tmp_path / path.stem
+        assert cli("solve-dataset", path, "-o", out, "-q", "--workers", "1",
+                   *options).exit_code == 0
+        frame = pl.read_parquet(out)
+        assert frame.height == 20 and frame["solution_matches"].all(), path.name
+    assert cli("solve-dataset", tabs, "-o", tmp_path / "x", "-q", "--delimiter", "ab").exit_code == 2
+
+
+def test_a_csv_without_a_header_says_to_name_it_txt(cli, tmp_path):
+    path = tmp_path / "noheader.csv"
+    path.write_text(f"{EASY}\n{EASY}\n")
+    assert_refused_before_writing(cli, tmp_path, path, "its first line is a puzzle, not column "
+                                  "names; name the file .txt")
+
+
+def test_a_line_break_in_a_file_name_stays_escaped_in_the_one_line_error(cli, tmp_path):
+    path = tmp_path / "two\nlines.csv"
+    path.write_text("nothing,here\n1,2\n")
+    runs.assert_one_line_error(cli, tmp_path, path, "two\\nlines.csv has no puzzle column")
+
+
+@pytest.mark.parametrize("kind, words", [
+    (pa.binary(), "cast the bytes to UTF-8 text"),
+    (pa.list_(pa.string()), "join each value into one string"),
+    (pa.struct([("cells", pa.string())]), "join each value into one string"),
+    (pa.int64(), "has lost the leading zeros"),
+])
+def test_a_puzzle_column_that_is_not_text_is_named_for_what_it_is(cli, tmp_path, kind, words):
+    values = {pa.binary(): [EASY.encode()], pa.list_(pa.string()): [list(EASY)],
+              pa.int64(): [5]}.get(kind, [{"cells": EASY}])
+    path = tmp_path / "typed.parquet"
+    pq.write_table(pa.table({"puzzle": pa.array(values, kind)}), path)
+    assert_refused_before_writing(cli, tmp_path, path, words)
+    if kind != pa.int64():
+        result, _ = runs.run_cli(cli, tmp_path, path)
+        assert "leading zeros" not in result.stderr

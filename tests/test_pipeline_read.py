@@ -60,12 +60,12 @@ def test_txt_byte_order_mark_is_skipped(tmp_path):
 
 def test_txt_blocks_split_anywhere(tmp_path, monkeypatch):
     """Lines and CRLF pairs cut by the block boundary are joined again."""
-    import pipeline.read
+    import pipeline.read.text_files
 
     lines = [str(i % 10) * (i % 97) for i in range(500)]
     path = tmp_path / "p.txt"
     path.write_bytes("\r\n".join(lines).encode())
-    monkeypatch.setattr(pipeline.read, "BLOCK_BYTES", 7)
+    monkeypatch.setattr(pipeline.read.text_files, "BLOCK_BYTES", 7)
     assert rows_of(path, batch_size=13) == [line for line in lines]
 
 
