@@ -93,25 +93,29 @@ class InputEntry:
 @dataclass(frozen=True)
 class RunRecord:
     """The record of a run, kept once, in its manifest: the versions and code that started it,
-    its settings, its inputs, and the rows per batch it chose. ``identity`` names the run in
-    every part's footer (a part carries that, not the record)."""
+    its settings and its inputs. ``identity`` names the run in every part's footer (a part
+    carries that, not the record)."""
 
     version: str
     versions: dict[str, str]
     code: str
     settings: Settings
     inputs: tuple[InputEntry, ...]
-    batch_rows: int
 
     @classmethod
-    def new(cls, settings: Settings, inputs: list[InputEntry], batch_rows: int) -> RunRecord:
+    def new(cls, settings: Settings, inputs: list[InputEntry]) -> RunRecord:
         """The record of a run starting here and now."""
-        return cls(__version__, versions(), code_digest(), settings, tuple(inputs), batch_rows)
+        return cls(__version__, versions(), code_digest(), settings, tuple(inputs))
+
+    @property
+    def batch_rows(self) -> int:
+        """Rows per batch, the setting: 0 when chosen for each input as it is first read."""
+        return self.settings.batch_size
 
     def to_json(self) -> dict[str, Any]:
         return {"version": self.version, "versions": self.versions, "code": self.code,
                 "settings": self.settings.to_dict(),
-                "inputs": [asdict(entry) for entry in self.inputs], "batch_rows": self.batch_rows}
+                "inputs": [asdict(entry) for entry in self.inputs]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunRecord:
@@ -120,12 +124,8 @@ class RunRecord:
         apart by its version and code anyway)."""
         known = {key: tuple(value) if isinstance(value, list) else value
                  for key, value in data["settings"].items() if key in SETTING_NAMES}
-        batch_rows = int(data["batch_rows"])
-        if batch_rows < 1:
-            raise ValueError(f"batch_rows {batch_rows}")
         return cls(str(data["version"]), dict(data["versions"]), str(data["code"]),
-                   Settings(**known), tuple(InputEntry(**entry) for entry in data["inputs"]),
-                   batch_rows)
+                   Settings(**known), tuple(InputEntry(**entry) for entry in data["inputs"]))
 
     @functools.cached_property
     def identity(self) -> str:

@@ -42,13 +42,17 @@ from pipeline.part import (
     write_record,
 )
 from pipeline.provenance import RunRecord
-from pipeline.stats import STATS_COLUMNS, Stats
+from pipeline.stats import STATS_COLUMNS, Stats, Tally
 
 # The run's records among its parts, Parquet files of no rows (``part.write_record``); their
 # names start with "_", which pyarrow's datasets skip and which sorts before every part.
 MANIFEST_FILE = "_manifest.parquet"
 SUMMARY_FILE = "_summary.parquet"
 LOCK_FILE = ".sudoku-pipeline.lock"
+# The summary lists each input's numbers (``by_input``) up to this many inputs: a dataset split
+# into thousands of files would make the summary, and the memory of a run, grow with them;
+# beyond, ``summarize --by source`` gives them.
+BY_INPUT_LIMIT = 1_000
 OWN_FILES = (MANIFEST_FILE, SUMMARY_FILE, LOCK_FILE)
 
 
@@ -66,14 +70,15 @@ class Output:
     """An output directory, locked for this run.
 
     ``run`` is the run's record: the one in the manifest when the run is resumed (so all its
-    parts agree), else this run's. ``done`` holds the info and stats of each finished part, by
-    (file index, batch index).
+    parts agree), else this run's. ``done`` holds the info of each finished part, by (file
+    index, batch index), and ``kept`` their stats added up.
     """
 
     directory: str
     run: RunRecord
     resumed: bool
-    done: dict[tuple[int, int], tuple[PartInfo, Stats]] = field(default_factory=dict)
+    done: dict[tuple[int, int], PartInfo] = field(default_factory=dict)
+    kept: Tally | None = None
     lock: storage.Lock | None = None
 
     def path(self, name: str) -> str:
@@ -161,7 +166,7 @@ def open_output(
             _clear(directory)
         storage.remove_temporary_files(directory)
         if output.resumed:
-            output.done = finished_parts(directory, output.run, found.parts)
+            output.done, output.kept = finished_parts(directory, output.run, found.parts)
         else:
             write_manifest(directory, output_schema(schema), run)
     except BaseException:
@@ -172,28 +177,45 @@ def open_output(
 
 def finished_parts(
     directory: str, run: RunRecord, parts: dict[tuple[int, int], Footer]
-) -> dict[tuple[int, int], tuple[PartInfo, Stats]]:
-    """The ``parts`` that are complete and belong to ``run``: their info and stats. The others
-    are deleted (they are this program's files, of no use to this run, and will be written
+) -> tuple[dict[tuple[int, int], PartInfo], Tally]:
+    """The ``parts`` that are complete and belong to ``run`` (their info), and their stats added
+    up. Each input's parts must share its batch size (``batch_rows_of``); the others are
+    deleted (they are this program's files, of no use to this run, and will be written
     again)."""
-    done = {}
+    done: dict[tuple[int, int], PartInfo] = {}
+    tally = Tally(len(run.inputs), BY_INPUT_LIMIT)
+    sizes: dict[int, int] = {}
     for key, footer in sorted(parts.items()):
         info = footer.info
         path = storage.join(directory, info.name)
-        usable = (
-            belongs_to(footer, run)
-            and info.key == key
-            and info.first_row == key[1] * run.batch_rows
-            and info.rows == footer.num_rows
-        )
+        usable = (belongs_to(footer, run) and info.key == key and info.rows == footer.num_rows
+                  and info.file_index < len(run.inputs)
+                  and info.source == run.inputs[info.file_index].path)
+        if usable:
+            size = sizes.setdefault(info.file_index, batch_rows_of(info, run.batch_rows))
+            usable = info.first_row == info.batch_index * size and (info.last or info.rows == size)
         if usable:
             try:
-                done[key] = (info, Stats.of_table(read_columns(path, list(STATS_COLUMNS))))
-                continue
+                stats = Stats.of_table(read_columns(path, list(STATS_COLUMNS)))
             except PipelineError:
-                pass
+                stats = None
+            if stats is not None:
+                done[key] = info
+                tally.add(info.file_index, stats)
+                continue
         storage.delete(path)
-    return done
+    return done, tally
+
+
+def batch_rows_of(info: PartInfo, fixed: int = 0) -> int:
+    """The rows per batch of the input a part comes from, as the part shows it: ``fixed`` (the
+    setting ``batch_size``) when not 0; else the rows of a part that does not end its input,
+    and for one that does, its first row over its index (or its rows: the input's only part)."""
+    if fixed:
+        return fixed
+    if not info.last:
+        return info.rows
+    return info.first_row // info.batch_index if info.batch_index else max(info.rows, 1)
 
 
 def belongs_to(footer: Footer, run: RunRecord) -> bool:

@@ -40,9 +40,11 @@ from pipeline.read import (
     read_batches,
 )
 from pipeline.resume import (
+    BY_INPUT_LIMIT,
     MANIFEST_FILE,
     SUMMARY_FILE,
     Output,
+    batch_rows_of,
     belongs_to,
     coverage,
     open_output,
@@ -50,15 +52,17 @@ from pipeline.resume import (
     write_manifest,
 )
 from pipeline.settings import RUN_SETTINGS, Settings, available_cores
-from pipeline.stats import Stats
+from pipeline.stats import Stats, Tally
 from pipeline.summary import (
     InputRows,
     MissingRows,
     Summary,
+    batch_rows_by_input,
     build_summary,
     by_input_of,
     duplicates_of,
     summarize,
+    tally_of,
     write_summary,
 )
 from pipeline.work import Unit, solve_part, to_ipc
@@ -146,12 +150,17 @@ class Plan:
     out: Output
     schema: pa.Schema
     settings: Settings
-    estimate: int | None  # rows expected, for the progress bar
+    estimates: list[int | None]  # rows expected of each input, for the bar and the batches
+    first_kept: dict[int, PartInfo] = field(default_factory=dict)  # by input: a part kept
+
+    def __post_init__(self) -> None:
+        for key, info in sorted(self.out.done.items()):
+            self.first_kept.setdefault(key[0], info)
 
     @property
-    def batch_rows(self) -> int:
-        """Rows per batch: the run's, as chosen when it started (``batch_size`` or auto)."""
-        return self.out.run.batch_rows
+    def estimate(self) -> int | None:
+        """Rows expected in all, for the progress bar (None when an input cannot tell)."""
+        return None if None in self.estimates else sum(self.estimates)
 
     @property
     def compression(self) -> str:
@@ -161,8 +170,17 @@ class Plan:
     def finished(self) -> bool:
         """Whether the directory already holds every row of this run (decided from the
         parts, never from an earlier summary)."""
-        infos = [info for info, _ in self.out.done.values()]
-        return coverage(infos, [source.path for source in self.sources]).complete
+        return coverage(list(self.out.done.values()), [s.path for s in self.sources]).complete
+
+    def batch_rows(self, file_index: int) -> int:
+        """Rows per batch of input ``file_index``: as its parts kept from an earlier session
+        have them; else the run's ``batch_size``; else chosen now, for this input's work
+        (``auto_batch_rows``)."""
+        kept = self.first_kept.get(file_index)
+        if kept is not None:
+            return batch_rows_of(kept, self.out.run.batch_rows)
+        return self.out.run.batch_rows or auto_batch_rows(
+            self.sources[file_index], self.settings, self.estimates[file_index], self.estimate)
 
 
 def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
@@ -181,27 +199,32 @@ def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
     digests = [file_digest(source.path) for source in sources]
     entries = [InputEntry(s.path, s.format, s.size, digest)
                for s, (digest, _) in zip(sources, digests, strict=True)]
-    estimate = _row_estimate(sources, [lines for _, lines in digests])
+    estimates = [estimated_rows(source, lines)
+                 for source, (_, lines) in zip(sources, digests, strict=True)]
     with _compiling_note(show_compiling):
         _warm_up_solver(settings)  # loaded (or compiled) here, before the workers are forked
-    batch_rows = settings.batch_size or auto_batch_rows(sources[0], settings, estimate)
-    run = RunRecord.new(settings, entries, batch_rows)
-    out = open_output(output, run, input_schema, overwrite=settings.overwrite)
+    out = open_output(output, RunRecord.new(settings, entries), input_schema,
+                      overwrite=settings.overwrite)
     if out.resumed:
         _warn_about_kept_settings(out.run.settings, settings)
-    return Plan(sources, out, output_schema(input_schema), settings, estimate)
+    return Plan(sources, out, output_schema(input_schema), settings, estimates)
 
 
-def auto_batch_rows(first: InputFile, settings: Settings, estimate: int | None) -> int:
-    """Rows per batch chosen for the data: about ``AUTO_BATCH_SECONDS`` of one worker's work
-    (measured on the first rows of the first input), and at least ``BATCHES_PER_WORKER``
-    batches a worker, so every worker is busy from the start and a stop loses little;
-    between ``MIN_AUTO_BATCH`` and ``MAX_AUTO_BATCH`` rows. It is recorded in the manifest:
-    a continued run keeps the batches it started with."""
-    by_time = AUTO_BATCH_SECONDS / max(_pilot(first, settings), 1e-9)
+def auto_batch_rows(source: InputFile, settings: Settings, rows: int | None,
+                    total: int | None) -> int:
+    """Rows per batch of ``source``, chosen when it is first read, for the work it holds: about
+    ``AUTO_BATCH_SECONDS`` of one worker's work (measured on its first rows, so that an easy
+    input's batch size never makes a hard input's batches minutes long), and at least
+    ``BATCHES_PER_WORKER`` batches a worker over the run's ``total`` rows, so every worker is
+    busy from the start and a stop loses little; between ``MIN_AUTO_BATCH`` and
+    ``MAX_AUTO_BATCH`` rows. An input of ``rows`` that one batch holds is not measured. Each
+    part records its rows: a continued run keeps the batches an input started with."""
+    if rows is not None and rows <= MIN_AUTO_BATCH:
+        return MIN_AUTO_BATCH
+    by_time = AUTO_BATCH_SECONDS / max(_pilot(source, settings), 1e-9)
     by_spread = MAX_AUTO_BATCH  # a compressed file's rows are not known before it is read
-    if estimate is not None:
-        by_spread = -(-max(estimate, 1) // (BATCHES_PER_WORKER * settings.workers))
+    if total is not None:
+        by_spread = -(-max(total, 1) // (BATCHES_PER_WORKER * settings.workers))
     return int(min(max(min(by_time, by_spread), MIN_AUTO_BATCH), MAX_AUTO_BATCH))
 
 
@@ -287,14 +310,6 @@ def _unified_schema(sources: list[InputFile]) -> pa.Schema:
     return pa.schema(list(fields.values()))
 
 
-def _row_estimate(sources: list[InputFile], newlines: list[int]) -> int | None:
-    """Rows to expect, for the progress bar: exact for Parquet, line breaks for text (None
-    when an input cannot tell: a compressed one)."""
-    estimates = [estimated_rows(source, lines)
-                 for source, lines in zip(sources, newlines, strict=True)]
-    return None if None in estimates else sum(estimates)
-
-
 def _already_complete(out: Output) -> Summary:
     """The summary of a run that is complete already, from its parts; nothing is solved.
     (A run killed after its last part but before its summary gets its summary now.)"""
@@ -309,35 +324,40 @@ def _already_complete(out: Output) -> Summary:
 
 @dataclass
 class Dispatched:
-    """What a dispatch did: the info and stats of every part of the run it knows (kept or
-    written now), the rows it read of each input, the units given up, and whether the time
-    limit stopped it."""
+    """What a dispatch did: the info of every part of the run it knows (kept or written now)
+    and their stats added up (``tally``; ``stale`` when kept parts that no longer fit were
+    deleted after being counted), the rows it read of each input, the units given up, and
+    whether the time limit stopped it."""
 
-    parts: dict[tuple[int, int], tuple[PartInfo, Stats]]
+    parts: dict[tuple[int, int], PartInfo]
+    tally: Tally
     rows_read: list[int]
     rows_kept: int = 0
     failures: list[Failure] = field(default_factory=list)
     stopped: bool = False
+    stale: bool = False
 
 
 def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | None) -> Dispatched:
     """Send every batch that is not done to ``engine``; collect what comes back."""
     settings, out = plan.settings, plan.out
     done = dict(out.done)
-    result = Dispatched(parts={}, rows_read=[0] * len(plan.sources))
+    tally = out.kept or Tally(len(plan.sources), BY_INPUT_LIMIT)
+    result = Dispatched(parts={}, tally=tally, rows_read=[0] * len(plan.sources))
     bar = _progress_bar(plan.estimate, bool(progress))
 
     def units() -> Iterator[Unit]:
         for file_index, source in enumerate(plan.sources):
             # The reader checks, at the input's end, that it read what the plan hashed.
             expected = out.run.inputs[file_index].sha256
-            batches = with_last(read_batches(source, plan.batch_rows, expected_sha256=expected))
+            size = plan.batch_rows(file_index)
+            batches = with_last(read_batches(source, size, expected_sha256=expected))
             for batch_index, (batch, last) in enumerate(batches):
                 info = PartInfo(source.path, file_index, batch_index,
                                 result.rows_read[file_index], batch.num_rows, last)
                 result.rows_read[file_index] += batch.num_rows
                 kept = done.pop(info.key, None)
-                if kept is not None and kept[0] == info:
+                if kept is not None and kept == info:
                     result.parts[info.key] = kept
                     result.rows_kept += info.rows
                     bar.update(info.rows)
@@ -357,7 +377,8 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
         bar.refresh()
 
     def on_result(unit: Unit, stats: Stats) -> None:
-        result.parts[unit.part.key] = (unit.part, stats)
+        result.parts[unit.part.key] = unit.part
+        result.tally.add(unit.part.file_index, stats)
         bar.update(unit.rows)
 
     deadline = None
@@ -376,8 +397,9 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
         bar.close()
     result.failures, result.stopped = outcome.failures, outcome.stopped
     if not outcome.stopped:  # every input was read: what is left are batches that no longer exist
-        for info, _ in done.values():
+        for info in done.values():
             storage.delete(out.path(info.name))
+        result.stale = bool(done)
     return result
 
 
@@ -407,7 +429,7 @@ def _forget_parts_read_from(path: str, result: Dispatched, out: Output) -> None:
     """Delete the parts this session wrote from an input that changed while it was read: their
     rows may come from either version of it. Parts kept from earlier sessions stay (the file
     was checked against the manifest when this session started)."""
-    for key, (info, _) in list(result.parts.items()):
+    for key, info in list(result.parts.items()):
         if info.source == path and key not in out.done:
             storage.delete(out.path(info.name))
             del result.parts[key]
@@ -456,11 +478,13 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> Summar
     """Check the parts on disk, store the summary, and raise ``RunIncomplete`` for rows
     missing (a time limit, batches that kept failing, parts lost during the run)."""
     out = plan.out
-    stats = sum((stats for _, stats in dispatched.parts.values()), Stats())
+    if dispatched.stale:  # kept parts that no longer fit were counted, then deleted
+        dispatched.tally = tally_of(out.directory, out.run, list(dispatched.parts.values()))
+    stats = dispatched.tally.total
     if dispatched.stopped:
         raise RunIncomplete(
             f"time limit of {plan.settings.time_limit:g} s reached; {stats.rows:,} rows are "
-            f"solved and kept in {out.directory}; rerun the same command to continue"
+            f"solved and kept in {out.directory}; {_rerun(plan.settings)} to continue"
         )
     _made_again(out, plan)
     lost = _lost_parts(out, dispatched)
@@ -476,7 +500,7 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> Summar
         InputRows(**asdict(entry), rows=rows)
         for entry, rows in zip(out.run.inputs, dispatched.rows_read, strict=True)
     ]
-    infos = [info for _, (info, _) in sorted(dispatched.parts.items())]
+    infos = [info for _, info in sorted(dispatched.parts.items())]
     summary = build_summary(
         stats,
         rows_in=sum(dispatched.rows_read),
@@ -489,12 +513,21 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> Summar
         rows_kept=dispatched.rows_kept,
         missing=missing,
         duplicates=duplicates_of(out.run, out.directory, infos),
-        by_input=by_input_of(out.run.paths, dispatched.parts.values()),
+        by_input=by_input_of(out.run.paths, dispatched.tally),
+        batch_rows=batch_rows_by_input(infos, out.run),
     )
     write_summary(out.directory, summary)
     if missing:
-        raise RunIncomplete(_missing_message(missing, out.directory), summary)
+        raise RunIncomplete(_missing_message(missing, out.directory, plan.settings), summary)
     return summary
+
+
+def _rerun(settings: Settings) -> str:
+    """How to continue a stopped run: the same command, but without --overwrite, which would
+    start it again (and again, at every rerun)."""
+    if settings.overwrite:
+        return "rerun the same command without --overwrite (which starts over)"
+    return "rerun the same command"
 
 
 def _lost_parts(out: Output, dispatched: Dispatched) -> list[PartInfo]:
@@ -502,7 +535,7 @@ def _lost_parts(out: Output, dispatched: Dispatched) -> list[PartInfo]:
     footer checked against the run record."""
     on_disk = survey(out.directory).parts
     lost = []
-    for key, (info, _) in sorted(dispatched.parts.items()):
+    for key, info in sorted(dispatched.parts.items()):
         footer = on_disk.get(key)
         if footer is None or footer.info != info or not belongs_to(footer, out.run):
             lost.append(info)
@@ -516,7 +549,7 @@ def _missing_entry(failure: Failure) -> MissingRows:
                        f"{failure.reason} ({failure.attempts} attempts)")
 
 
-def _missing_message(missing: list[MissingRows], directory: str) -> str:
+def _missing_message(missing: list[MissingRows], directory: str, settings: Settings) -> str:
     """One line: which rows are missing, why, and how to get them."""
     shown = "; ".join(
         f"rows {m.first_row}-{m.last_row} of {m.source}: {m.reason}" for m in missing[:3]
@@ -525,6 +558,6 @@ def _missing_message(missing: list[MissingRows], directory: str) -> str:
     rows = sum(m.rows for m in missing)
     return (
         f"{rows:,} rows are missing from {directory}, in {len(missing)} batch(es) that kept "
-        f"failing ({shown}{more}); every other row is written, with the summary; rerun the "
-        "same command to retry the missing rows (with fewer --workers if memory ran out)"
+        f"failing ({shown}{more}); every other row is written, with the summary; "
+        f"{_rerun(settings)} to retry the missing rows (with fewer --workers if memory ran out)"
     )

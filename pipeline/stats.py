@@ -121,6 +121,27 @@ class Stats:
         ]
 
 
+@dataclass
+class Tally:
+    """``Stats`` added up over parts as they come: in all, and per input while there are few
+    enough inputs to list them (``per_input`` is None beyond ``limit`` inputs), so that a run of
+    any number of parts and inputs holds a bounded number of them."""
+
+    inputs: int
+    limit: int
+    total: Stats = field(default_factory=Stats)
+    per_input: list[Stats] | None = None
+
+    def __post_init__(self) -> None:
+        if self.per_input is None and self.inputs <= self.limit:
+            self.per_input = [Stats() for _ in range(self.inputs)]
+
+    def add(self, file_index: int, stats: Stats) -> None:
+        self.total += stats
+        if self.per_input is not None:
+            self.per_input[file_index] += stats
+
+
 def _flags(table: pa.Table, name: str) -> np.ndarray:
     return table.column(name).fill_null(False).to_numpy(zero_copy_only=False).astype(bool)
 

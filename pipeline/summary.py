@@ -26,9 +26,11 @@ from pipeline.groups import check_column, group_stats, input_labels
 from pipeline.part import SUMMARY_KEY, PartInfo, read_columns, read_record, write_record
 from pipeline.provenance import RunRecord
 from pipeline.resume import (
+    BY_INPUT_LIMIT,
     LOCK_FILE,
     SUMMARY_FILE,
     Coverage,
+    batch_rows_of,
     belongs_to,
     coverage,
     manifest_schema,
@@ -36,13 +38,10 @@ from pipeline.resume import (
     survey,
 )
 from pipeline.settings import SETTING_NAMES, Settings
-from pipeline.stats import PERCENTILES, STATS_COLUMNS, Numbers, Stats
+from pipeline.stats import PERCENTILES, STATS_COLUMNS, Numbers, Stats, Tally
 from pipeline.text import compact_histogram, decimal_text, escaped, number_text, share_text
 from solver.vocabulary import GRADES, STATUSES
 
-# ``by_input`` lists each input's numbers up to this many inputs (a dataset split into thousands
-# of files would make the summary grow with them): beyond, ``summarize --by source`` gives them.
-BY_INPUT_LIMIT = 1_000
 MAX_GROUPS = 100  # ``summarize --by``: more values than this, and the rest are one group
 
 
@@ -197,6 +196,7 @@ def build_summary(
     missing: Iterable[MissingRows] = (),
     duplicates: dict[str, Duplicates] | None = None,
     by_input: dict[str, Numbers] | None = None,
+    batch_rows: int | None = None,
 ) -> Summary:
     """The summary (SPEC section 4) from the stats of every part.
 
@@ -204,7 +204,8 @@ def build_summary(
     been read to its end. ``workers``, ``engine``: how this command ran. ``rows_kept``: rows of
     parts an earlier, stopped run had written (a resumed run), so that the rate counts only the
     rows solved in ``wall_seconds``; ``missing``: the row ranges not in the output, each with
-    its reason; ``duplicates``: ``duplicates_of``; ``by_input``: ``by_input_of``.
+    its reason; ``duplicates``: ``duplicates_of``; ``by_input``: ``by_input_of``;
+    ``batch_rows``: ``batch_rows_by_input``.
     """
     missing = tuple(missing)
     return Summary(
@@ -225,22 +226,36 @@ def build_summary(
         inputs=tuple(inputs),
         directory=output,
         parts=stats.parts,
-        batch_rows=run.batch_rows,
+        batch_rows=batch_rows,
         labels=input_labels(run.paths),
     )
 
 
-def by_input_of(sources: list[str], parts: Iterable[tuple[PartInfo, Stats]]
-                ) -> dict[str, Numbers] | None:
+def by_input_of(sources: list[str], tally: Tally) -> dict[str, Numbers] | None:
     """The summary's ``by_input``: the ``Numbers`` of each input (``sources``, the run's inputs
-    in order), added up from the stats of its parts, so no part is read again; None beyond
-    ``BY_INPUT_LIMIT`` inputs."""
-    if len(sources) > BY_INPUT_LIMIT:
+    in order), added up from the stats of its parts as they came, so no part is read again;
+    None beyond ``BY_INPUT_LIMIT`` inputs."""
+    if tally.per_input is None:
         return None
-    per_input = [Stats() for _ in sources]
-    for info, stats in parts:
-        per_input[info.file_index] += stats
-    return {source: Numbers.of(stats) for source, stats in zip(sources, per_input, strict=True)}
+    return {source: Numbers.of(stats)
+            for source, stats in zip(sources, tally.per_input, strict=True)}
+
+
+def tally_of(directory: str, run: RunRecord, infos: list[PartInfo]) -> Tally:
+    """The stats of the parts ``infos`` of ``directory``, read back and added up."""
+    tally = Tally(len(run.inputs), BY_INPUT_LIMIT)
+    for info in infos:
+        table = read_columns(storage.join(directory, info.name), list(STATS_COLUMNS))
+        tally.add(info.file_index, Stats.of_table(table))
+    return tally
+
+
+def batch_rows_by_input(infos: list[PartInfo], run: RunRecord) -> int | None:
+    """The rows per batch of the run: its ``batch_size``, or, chosen for each input, the one
+    size they share (None when inputs were cut differently)."""
+    sizes = {batch_rows_of(info, run.batch_rows) for info in infos
+             if not info.last or info.batch_index}
+    return sizes.pop() if len(sizes) == 1 else (run.batch_rows or None)
 
 
 def write_summary(directory: str | os.PathLike, summary: Summary) -> str:
@@ -291,14 +306,10 @@ def summarize(directory: str | os.PathLike, *, write: bool = False) -> Summary:
 
 def _summarize(directory: str) -> Summary:
     run, infos = run_parts(directory)
-    part_stats = [
-        (info, Stats.of_table(read_columns(storage.join(directory, info.name), list(STATS_COLUMNS))))
-        for info in infos
-    ]
-    stats = sum((stats for _, stats in part_stats), Stats())
+    tally = tally_of(directory, run, infos)
     covered = coverage(infos, run.paths)
     previous = _previous_summary(directory)
-    stats = stats.with_worker_seconds(previous.worker_seconds if previous else 0.0)
+    stats = tally.total.with_worker_seconds(previous.worker_seconds if previous else 0.0)
     inputs = [
         InputRows(**asdict(entry),
                   rows=covered.rows[index] if covered.ended(index, entry.path) else None)
@@ -316,7 +327,8 @@ def _summarize(directory: str) -> Summary:
         rows_kept=previous.resumed_rows if previous else 0,
         missing=missing_rows(covered, run.paths, previous.missing_rows if previous else ()),
         duplicates=duplicates_of(run, directory, infos),
-        by_input=by_input_of(run.paths, part_stats),
+        by_input=by_input_of(run.paths, tally),
+        batch_rows=batch_rows_by_input(infos, run),
     )
 
 

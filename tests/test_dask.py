@@ -20,6 +20,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline.errors import RunIncomplete
 from pipeline.resume import SUMMARY_FILE
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
@@ -148,6 +149,21 @@ def test_a_stopped_run_resumes_on_dask_as_it_would_locally(tmp_path, read_output
     kept = sum(pq.read_metadata(part).num_rows for part in parts[1::3] + parts[2::3])
     assert resumed.resumed_rows == kept
     assert comparable(resumed) == {**comparable(local), "resumed_rows": kept}
+
+
+def test_a_time_limit_on_dask_stops_with_progress_and_the_rerun_finishes(slow, tmp_path, cluster,
+                                                                       read_output):
+    """--engine dask with --time-limit (it crashed: distributed.wait without the run's
+    client): the run stops with exit 3 and parts kept, and reruns finish it."""
+    path, reference = slow
+    out = tmp_path / "out"
+    options = {"batch_size": 6, "max_solutions": 1_000_000, "max_nodes": 60_000,
+               "engine": "dask", "scheduler": cluster.scheduler_address}
+    with pytest.raises(RunIncomplete, match="time limit of 0.5 s reached"):
+        run([path], out, time_limit=0.5, **options)
+    assert 0 < len(list(out.glob("part-*.parquet"))) < 40
+    run([path], out, **options)
+    assert read_output(out, timing=False).equals(read_output(reference, timing=False))
 
 
 # --- settings and expected failures ----------------------------------------------------

@@ -135,11 +135,15 @@ def test_a_part_this_machine_cannot_read_back_is_not_counted(tmp_path, engine, k
 
 
 @pytest.mark.parametrize("kind", ENGINES)
-def test_past_the_deadline_nothing_starts(tmp_path, engine, kind):
-    units = make_units(tmp_path / "out", 4)
+def test_past_the_deadline_only_the_first_units_to_finish_count(tmp_path, engine, kind):
+    """A deadline passed already: the deadline counts from the first unit that finishes, so
+    there is progress, but no more units start after it."""
+    units = make_units(tmp_path / "out", 8)
     results, outcome = collect(engine(kind, solve_part), units, deadline=time.monotonic())
-    assert outcome.stopped and results == {} and outcome.failures == []
-    assert list((tmp_path / "out").iterdir()) == []
+    assert outcome.stopped and 1 <= len(results) < 8 and outcome.failures == []
+    # A unit in flight at the stop may have written its part already: a rerun keeps it.
+    written = {path.name for path in (tmp_path / "out").glob("part-*.parquet")}
+    assert {unit.part.name for unit in units if unit.part.batch_index in results} <= written
 
 
 def test_a_worker_with_other_code_solves_nothing(tmp_path):

@@ -130,20 +130,37 @@ def test_files_of_other_programs_are_refused_even_with_overwrite(tmp_path, cli):
 
 def test_the_automatic_batch_size_keeps_every_worker_busy_and_resumes_with_it(tmp_path):
     """500 17-clue puzzles (under 50,000 rows): several batches a worker, not one batch; the
-    size is recorded, and a continued run keeps it whatever --workers it is given."""
+    size is in the parts and the summary, and a continued run keeps it whatever --workers it
+    is given."""
     out = tmp_path / "out"
     settings = load_settings(workers=2, rules="singles")
     first = solve_dataset([SEVENTEEN], out, settings, progress=False)
-    manifest = read_manifest(str(out))
-    assert manifest.settings.batch_size == 0
+    assert read_manifest(str(out)).settings.batch_size == 0
     parts = runs.parts(out)
     assert len(parts) >= 4 * 2 and first.parts == len(parts)
-    assert manifest.batch_rows == pq.read_metadata(parts[0]).num_rows
+    size = pq.read_metadata(parts[0]).num_rows
+    assert first.batch_rows == size
     parts[1].unlink()
     again = solve_dataset([SEVENTEEN], out, load_settings(workers=1, rules="singles"),
                           progress=False)
-    assert again.resumed_rows == 500 - manifest.batch_rows
-    assert read_manifest(str(out)).batch_rows == manifest.batch_rows
+    assert again.resumed_rows == 500 - size and again.batch_rows == size
+
+
+def test_each_input_gets_batches_for_its_own_work(tmp_path):
+    """An easy input first, then a hard one: the hard one's batches are sized on its own rows,
+    not on the easy one's (whose batches would take minutes there), so the bar moves and the
+    pool stays busy to the end."""
+    easy = tmp_path / "easy.txt"
+    easy.write_text("\n".join([EASY] * 40_000) + "\n")
+    hard = tmp_path / "hard.txt"
+    hard.write_text(SEVENTEEN.read_text())
+    summary = solve_dataset([easy, hard], tmp_path / "out", load_settings(workers=2),
+                            progress=False)
+    rows = {}
+    for part in runs.parts(tmp_path / "out"):
+        rows.setdefault(part.name[5:10], []).append(pq.read_metadata(part).num_rows)
+    assert max(rows["00000"]) > 5 * max(rows["00001"]), rows
+    assert summary.batch_rows is None  # the sizes differ by input
 
 
 # --- 8. smaller ones ------------------------------------------------------------------------

@@ -179,7 +179,7 @@ import pyarrow as pa
 from pipeline.resume import open_output
 from pipeline.provenance import RunRecord
 from pipeline.settings import load_settings
-run = RunRecord.new(load_settings(workers=1), [], 1)
+run = RunRecord.new(load_settings(workers=1), [])
 output = open_output(Path(sys.argv[1]), run, pa.schema([("puzzle", pa.string())]), overwrite=False)
 print("locked", flush=True)
 sys.stdin.read()  # until the test closes it
@@ -215,11 +215,49 @@ def test_what_a_run_killed_at_its_start_leaves_is_no_obstacle(tmp_path, euler_tx
 
 
 def test_the_time_limit_through_the_library(tmp_path, euler_txt):
-    """A time limit already passed: nothing new starts, the error says how to continue."""
+    """A time limit already passed: the run still leaves progress (a part or two: the first
+    unit to finish, and one in flight with it may finish too), the error says how to continue,
+    and each rerun under the same limit gets further, until the run is complete."""
     out = tmp_path / "out"
     settings = load_settings(workers=1, batch_size=2, time_limit=1e-9)
-    with pytest.raises(RunIncomplete, match="rerun the same command to continue") as error:
-        solve_dataset([euler_txt], out, settings, progress=False)
-    assert error.value.exit_code == 3
-    assert runs.parts(out) == []
-    assert solve_dataset([euler_txt], out, load_settings(workers=1, batch_size=2), progress=False)
+    parts = []
+    for _ in range(5):  # 9 rows in batches of 2: 5 parts
+        try:
+            solve_dataset([euler_txt], out, settings, progress=False)
+            break
+        except RunIncomplete as error:
+            assert error.exit_code == 3 and "rerun the same command to continue" in str(error)
+            assert len(runs.parts(out)) > len(parts)
+            parts = runs.parts(out)
+    else:
+        raise AssertionError("five reruns did not finish a run of five parts")
+    assert read_summary(out).complete
+
+
+def test_a_time_limit_shorter_than_a_batch_still_makes_progress(slow, tmp_path):
+    """Batches that each take longer than the limit: every run of the command still keeps
+    parts, and rerunning it ends the run (a batch in flight at the limit used to be thrown
+    away, so every rerun ended where it started)."""
+    path, reference = slow
+    out = tmp_path / "out"
+    args = runs.command(path, out, "--batch-size", "60", "--max-solutions", "1000000",
+                        "--max-nodes", "60000", "--workers", "2", "--time-limit", "0.2")
+    kept = []
+    for _ in range(8):  # 4 batches of 60 rows, at least one a run
+        done = runs.run(args)
+        if done.returncode == 0:
+            break
+        assert done.returncode == 3, done.stderr
+        assert len(runs.parts(out)) > len(kept), "a run under the time limit made no progress"
+        kept = runs.parts(out)
+    assert done.returncode == 0, done.stderr
+    assert runs.rows(out).equals(runs.rows(reference).slice(0, 240))
+
+
+def test_with_overwrite_the_time_limit_says_to_rerun_without_it(slow, tmp_path):
+    path, _ = slow
+    out = tmp_path / "out"
+    done = runs.run(runs.command(path, out, *runs.SLOW_OPTIONS, "--workers", "1",
+                                 "--time-limit", "0.5", "--overwrite"))
+    assert done.returncode == 3, done.stderr
+    assert "rerun the same command without --overwrite" in done.stderr

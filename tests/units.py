@@ -29,7 +29,7 @@ def make_unit(
     """A unit solving ``table`` into ``directory`` under ``settings`` (see ``load_settings``),
     of a run of the one input ``source``."""
     chosen = load_settings(**settings)
-    run = RunRecord.new(chosen, [InputEntry(source, "txt", None, "0" * 64)], table.num_rows)
+    run = RunRecord.new(chosen, [InputEntry(source, "txt", None, "0" * 64)])
     info = PartInfo(
         source=source,
         file_index=0,

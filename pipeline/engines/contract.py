@@ -11,7 +11,10 @@ unit, somewhere, and
 - a unit runs only where the installed code computes rows as here (``run_checked``);
 - a result counts only once its part's footer is read back from here (``accept``);
 - past ``deadline`` (``time.monotonic()``) no unit starts, the units in flight are stopped, and
-  ``Outcome.stopped`` is true; they are neither done nor failed, and a rerun solves them.
+  ``Outcome.stopped`` is true; they are neither done nor failed, and a rerun solves them. The
+  deadline counts from the first unit that finishes: a run under a time limit always leaves
+  progress behind (at least one part), so that rerunning it always ends, even when one batch
+  takes longer than the limit.
 """
 
 from __future__ import annotations

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
 CONNECT_TIMEOUT = "10s"  # to reach the scheduler
 WORKERS_TIMEOUT = 60  # seconds to wait for a cluster's first worker
+POLL_SECONDS = 0.05  # how often a deadline-bound wait looks for a finished unit
 INSTALL_HINT = 'pip install ".[dask]" (or pip install "dask[distributed]")'
 
 
@@ -102,6 +103,8 @@ class DaskEngine(Engine):
             pending: dict[str, tuple[Any, Unit]] = {}  # future and its unit, by key
             completed = distributed.as_completed(loop=client.loop)
 
+            finished = []  # the units that succeeded
+
             def collect(future) -> None:
                 _, unit = pending.pop(future.key)
                 try:
@@ -112,23 +115,26 @@ class DaskEngine(Engine):
                     outcome.failures.append(result)
                 else:
                     on_result(unit, accept(unit, result))
+                    finished.append(unit)
 
             def drain(limit: int) -> bool:
                 """Collect finished units until at most ``limit`` are in flight; False when
                 the deadline comes first."""
                 while len(pending) > limit:
-                    if deadline is not None:
-                        left = deadline - time.monotonic()
-                        futures = [future for future, _ in pending.values()]
-                        if left <= 0 or not _first_done(distributed, futures, left):
-                            return False
+                    if past_deadline() or (deadline is not None and finished
+                                           and not _ready_by(completed, deadline)):
+                        return False
                     collect(next(completed))
                 return True
+
+            def past_deadline() -> bool:
+                """Past the deadline, once a unit has finished (the engine contract)."""
+                return deadline is not None and bool(finished) and time.monotonic() >= deadline
 
             try:
                 for unit in units:
                     room = drain(IN_FLIGHT_PER_WORKER * _threads(client) - 1)
-                    if not room or (deadline is not None and time.monotonic() >= deadline):
+                    if not room or past_deadline():
                         outcome.stopped = True
                         break
                     future = _submit(client, self.function, unit, run_id, expected)
@@ -150,12 +156,15 @@ def _scheduler_lost(client) -> bool:
     return client.status != "running"
 
 
-def _first_done(distributed, futures: list, seconds: float) -> bool:
-    """Wait up to ``seconds`` for one of ``futures`` to finish; whether one did."""
-    try:
-        distributed.wait(futures, timeout=seconds, return_when="FIRST_COMPLETED")
-    except TimeoutError:
-        return False
+def _ready_by(completed, deadline: float) -> bool:
+    """Wait until one of the futures of ``completed`` (``distributed.as_completed``) is done,
+    or until ``deadline`` (``time.monotonic()``); whether one is. (Polled: ``distributed.wait``
+    needs a default client, and the run's is not one.)"""
+    while not completed.has_ready():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(POLL_SECONDS, left))
     return True
 
 

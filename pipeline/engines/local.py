@@ -107,6 +107,7 @@ class _FanOut:
         self.heartbeats = _Heartbeats(workers, stall_seconds)
         self.expected = installed()  # computed before the fork: workers inherit it
         self.outcome = Outcome()
+        self.finished = 0  # units that succeeded
         self.pending: dict[Future, _Task] = {}
         self.suspects: deque[_Task] = deque()  # to run again, one at a time
         self.executor: ProcessPoolExecutor | None = None
@@ -117,7 +118,10 @@ class _FanOut:
         more = True
         while True:
             if self._past_deadline():
-                self.outcome.stopped = True
+                # Stopped, unless nothing is left to do: no unit in flight, to run again, or
+                # to read.
+                if self.pending or self.suspects or (more and next(units, None) is not None):
+                    self.outcome.stopped = True
                 return
             if self.suspects:
                 if not self.pending:
@@ -184,12 +188,14 @@ class _FanOut:
         self.processes = list(getattr(self.executor, "_processes", {}).values())
 
     def _past_deadline(self) -> bool:
-        return self.deadline is not None and time.monotonic() >= self.deadline
+        """Past the deadline, once a unit has finished (see ``pipeline.engines.contract``)."""
+        return (self.deadline is not None and self.finished > 0
+                and time.monotonic() >= self.deadline)
 
     def _next_look(self) -> float:
         """Seconds to wait for a unit before looking at the heartbeats and the deadline."""
         look = HEARTBEAT_SECONDS
-        if self.deadline is not None:
+        if self.deadline is not None and self.finished:
             look = min(look, max(0.0, self.deadline - time.monotonic()))
         return look
 
@@ -212,6 +218,7 @@ class _FanOut:
             error = future.exception()
             if error is None:
                 self.on_result(task.unit, accept(task.unit, future.result()))
+                self.finished += 1
             elif isinstance(error, BrokenProcessPool):
                 self._retry(task, f"its worker process died ({death})", alone=True)
             elif isinstance(error, PipelineError):
