@@ -236,8 +236,9 @@ def solve_dataset_command(
         ),
     ] = "output",
     config: Annotated[
-        Path | None,
-        typer.Option(help="TOML settings file (see configs/default.toml); options override it."),
+        list[Path] | None,
+        typer.Option(help="TOML settings file (see configs/default.toml); options override it. "
+                     "Given more than once, each file overrides the ones before it."),
     ] = None,
     **overrides: Any,
 ) -> None:

@@ -24,12 +24,14 @@ from pipeline.errors import PipelineError
 from pipeline.part import output_schema
 from pipeline.read import column_layout, conform
 from pipeline.resume import read_manifest, survey
-from pipeline.settings import load_settings
+from pipeline.settings import ROW_SETTINGS, load_settings
 from pipeline.summary import read_summary
 from pipeline.work import solve_table
 
 __all__ = ["read_run", "read_summary", "solve_frame"]
 CHUNK_ROWS = 50_000  # solved at a time, so that the solver's arrays stay small
+# The settings a frame is solved with: those the rows depend on (a delimiter is for files).
+FRAME_SETTINGS = tuple(name for name in ROW_SETTINGS if name != "delimiter")
 
 
 def solve_frame(frame: Any, *, source: str = "frame", **settings: Any) -> Any:
@@ -42,6 +44,12 @@ def solve_frame(frame: Any, *, source: str = "frame", **settings: Any) -> Any:
     input columns named like result columns come back as ``input_<name>``. Solved in this
     process, on one core.
     """
+    elsewhere = sorted(set(settings) - set(FRAME_SETTINGS))
+    if elsewhere:
+        raise TypeError(
+            f"solve_frame solves in this process, on one core, and does not take {elsewhere[0]!r}; "
+            f"it takes the settings that decide the rows: {', '.join(FRAME_SETTINGS)} (for "
+            "workers, engines and files, write the frame to Parquet and use solve-dataset)")
     chosen = load_settings(**settings)
     polars = _is_polars(frame)
     table = frame.to_arrow() if polars else frame

@@ -107,11 +107,6 @@ class RunRecord:
         """The record of a run starting here and now."""
         return cls(__version__, versions(), code_digest(), settings, tuple(inputs))
 
-    @property
-    def batch_rows(self) -> int:
-        """Rows per batch, the setting: 0 when chosen for each input as it is first read."""
-        return self.settings.batch_size
-
     def to_json(self) -> dict[str, Any]:
         return {"version": self.version, "versions": self.versions, "code": self.code,
                 "settings": self.settings.to_dict(),

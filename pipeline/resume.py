@@ -192,7 +192,7 @@ def finished_parts(
                   and info.file_index < len(run.inputs)
                   and info.source == run.inputs[info.file_index].path)
         if usable:
-            size = sizes.setdefault(info.file_index, batch_rows_of(info, run.batch_rows))
+            size = sizes.setdefault(info.file_index, batch_rows_of(info))
             usable = info.first_row == info.batch_index * size and (info.last or info.rows == size)
         if usable:
             try:
@@ -207,12 +207,10 @@ def finished_parts(
     return done, tally
 
 
-def batch_rows_of(info: PartInfo, fixed: int = 0) -> int:
-    """The rows per batch of the input a part comes from, as the part shows it: ``fixed`` (the
-    setting ``batch_size``) when not 0; else the rows of a part that does not end its input,
-    and for one that does, its first row over its index (or its rows: the input's only part)."""
-    if fixed:
-        return fixed
+def batch_rows_of(info: PartInfo) -> int:
+    """The rows per batch of the input a part comes from, as the part shows it: the rows of a
+    part that does not end its input, and for one that does, its first row over its index (or
+    its rows: the input's only part)."""
     if not info.last:
         return info.rows
     return info.first_row // info.batch_index if info.batch_index else max(info.rows, 1)

@@ -120,10 +120,23 @@ def solve_dataset(
         if plan.out.resumed and plan.finished():
             return _already_complete(plan.out)
         storage.delete(plan.out.path(SUMMARY_FILE))  # written again at the end
-        dispatched = dispatch(plan, engine, started=started, progress=show)
+        try:
+            dispatched = dispatch(plan, engine, started=started, progress=show)
+        except MemoryError:
+            raise _out_of_memory(plan) from None
         return finish(plan, dispatched, wall_seconds=time.perf_counter() - started)
     finally:
         plan.out.close()
+
+
+def _out_of_memory(plan: Plan) -> RunIncomplete:
+    """This process ran out of memory reading and sending batches (the workers' own failures
+    are theirs): what is written is kept, and smaller batches need less."""
+    return RunIncomplete(
+        f"out of memory in the main process while reading and sending batches to the workers; "
+        f"the parts already written are kept in {plan.out.directory}: rerun the same command "
+        "with a smaller --batch-size (or fewer --workers) to continue"
+    )
 
 
 def build_engine(settings: Settings) -> Engine:
@@ -174,12 +187,12 @@ class Plan:
 
     def batch_rows(self, file_index: int) -> int:
         """Rows per batch of input ``file_index``: as its parts kept from an earlier session
-        have them; else the run's ``batch_size``; else chosen now, for this input's work
+        have them; else the setting ``batch_size``; else chosen now, for this input's work
         (``auto_batch_rows``)."""
         kept = self.first_kept.get(file_index)
         if kept is not None:
-            return batch_rows_of(kept, self.out.run.batch_rows)
-        return self.out.run.batch_rows or auto_batch_rows(
+            return batch_rows_of(kept)
+        return self.settings.batch_size or auto_batch_rows(
             self.sources[file_index], self.settings, self.estimates[file_index], self.estimate)
 
 

@@ -5,7 +5,8 @@ its help text, what values it takes and whether the rows depend on it. The CLI o
 the validation and the resume check are generated from these declarations; a test keeps
 ``configs/default.toml`` and the README's table naming the same settings.
 
-Precedence: built-in defaults < the TOML file (``--config``) < command-line options. Every
+Precedence: built-in defaults < the TOML files (``--config``, in the order given) <
+command-line options. Every
 value is validated once, when the settings are loaded; a bad one raises ``PipelineError`` with
 a one-line message naming the setting and what it accepts. The settings that say how puzzles are
 solved are the fields of ``solver.SolveOptions``: their defaults and their validation are the
@@ -18,6 +19,7 @@ from __future__ import annotations
 import functools
 import os
 import tomllib
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -74,7 +76,7 @@ class Settings:
 
     workers: int = setting(0, "Worker processes.", "count", high=1024, zero="all cores")
     batch_size: int = setting(0, "Rows per batch, i.e. per Parquet part.", "count",
-                              high=MAX_BATCH_SIZE, scope="rows",
+                              high=MAX_BATCH_SIZE,
                               zero="chosen for the data: about 2 s of work a batch, at least 4 "
                               "batches a worker, at most 50,000 rows")
     max_solutions: int = setting(DEFAULTS.max_solutions,
@@ -170,8 +172,10 @@ def read_config(path: Path) -> dict[str, Any]:
     return values
 
 
-def load_settings(config: Path | str | None = None, **overrides: Any) -> Settings:
-    """Settings from the defaults, then ``config`` (a TOML file), then ``overrides``.
+def load_settings(config: Path | str | Sequence[Path | str] | None = None,
+                  **overrides: Any) -> Settings:
+    """Settings from the defaults, then ``config`` (a TOML file, or several, each overriding
+    the ones before it), then ``overrides``.
 
     Overrides that are ``None`` are ignored, so CLI options that were not given can be
     passed straight through. ``workers = 0`` and ``max_nodes = 0`` are resolved to the
@@ -181,8 +185,9 @@ def load_settings(config: Path | str | None = None, **overrides: Any) -> Setting
     'singles'
     """
     values: dict[str, Any] = {}
-    if config is not None:
-        values.update(read_config(Path(config)))
+    configs = [config] if isinstance(config, str | os.PathLike) else list(config or [])
+    for path in configs:
+        values.update(read_config(Path(path)))
     unknown = sorted(set(overrides) - set(SETTING_NAMES))
     if unknown:
         raise TypeError(f"unknown setting {unknown[0]!r}")

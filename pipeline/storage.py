@@ -217,6 +217,7 @@ class LocalFiles(Storage):
         # The temporary name carries host and pid: Dask workers on different machines may
         # write the same part at once, and a killed run's leftovers are recognisable.
         path = Path(where)
+        _remove_stale_temporaries(path)
         temporary = path.with_name(f".{path.name}.{socket.gethostname()}-{os.getpid()}.tmp")
         try:
             with open(temporary, "wb") as file:
@@ -226,11 +227,11 @@ class LocalFiles(Storage):
             os.replace(temporary, path)
             _sync_directory(path.parent)
         except OSError as err:
-            temporary.unlink(missing_ok=True)
+            _unlink_quietly(temporary)
             raise PipelineError(f"cannot write {escaped(str(path))}: {err.strerror or err}{hint}"
                                 ) from None
         except BaseException:
-            temporary.unlink(missing_ok=True)
+            _unlink_quietly(temporary)
             raise
 
     def remove_temporary_files(self, directory: str) -> None:
@@ -289,6 +290,28 @@ def _local_entry(entry: os.DirEntry) -> Entry:
     if not is_file and entry.is_symlink() and not os.path.exists(entry.path):
         return Entry(entry.name, False, "a dangling symbolic link")
     return Entry(entry.name, is_file)
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Delete the temporary files of ``path`` that processes of this host left when they were
+    killed (``.NAME.HOST-PID.tmp``, with PID no longer running): a report or a summary killed
+    while writing would otherwise leave them forever."""
+    prefix = f".{path.name}.{socket.gethostname()}-"
+    try:
+        leftovers = [entry for entry in path.parent.glob(f".{path.name}.*.tmp")
+                     if entry.name.startswith(prefix)]
+    except OSError:
+        return
+    for entry in leftovers:
+        pid = entry.name[len(prefix):-len(".tmp")]
+        if pid.isdigit() and not _alive(int(pid)):
+            _unlink_quietly(entry)
+
+
+def _unlink_quietly(path: Path) -> None:
+    """Remove ``path`` if it can be (on a read-only filesystem it cannot, and need not)."""
+    with contextlib.suppress(OSError):
+        path.unlink(missing_ok=True)
 
 
 def _sync_directory(directory: Path) -> None:

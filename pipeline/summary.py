@@ -251,11 +251,10 @@ def tally_of(directory: str, run: RunRecord, infos: list[PartInfo]) -> Tally:
 
 
 def batch_rows_by_input(infos: list[PartInfo], run: RunRecord) -> int | None:
-    """The rows per batch of the run: its ``batch_size``, or, chosen for each input, the one
-    size they share (None when inputs were cut differently)."""
-    sizes = {batch_rows_of(info, run.batch_rows) for info in infos
-             if not info.last or info.batch_index}
-    return sizes.pop() if len(sizes) == 1 else (run.batch_rows or None)
+    """The rows per batch of the run: the one size its inputs' parts share (None when inputs
+    were cut differently)."""
+    sizes = {batch_rows_of(info) for info in infos if not info.last or info.batch_index}
+    return sizes.pop() if len(sizes) == 1 else None
 
 
 def write_summary(directory: str | os.PathLike, summary: Summary) -> str:

@@ -171,14 +171,21 @@ def test_the_console_script_for_real(tmp_path, sample_csv):
     assert run.returncode == 0, run.stderr
     assert "199 rows in, 199 rows out" in run.stdout
     assert len(list(out.glob("part-*.parquet"))) == 5
-    again = subprocess.run(
+    again = subprocess.run(  # another batch size: the rows do not depend on it
         [BIN / "sudoku-pipeline", "solve-dataset", sample_csv, "-o", out],
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert again.returncode == 2
-    assert again.stderr.startswith("error: output directory") and again.stderr.count("\n") == 1
+    assert again.returncode == 0 and "nothing to solve" in again.stdout, again.stderr
+    other = subprocess.run(  # other rules: other rows
+        [BIN / "sudoku-pipeline", "solve-dataset", sample_csv, "-o", out, "--rules", "singles"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert other.returncode == 2
+    assert other.stderr.startswith("error: output directory") and other.stderr.count("\n") == 1
 
 
 def test_python_dash_m_pipeline(tmp_path):

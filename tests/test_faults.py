@@ -14,6 +14,7 @@ import random
 import resource
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -46,6 +47,9 @@ def test_a_worker_killed_mid_run_changes_nothing(slow, tmp_path):
     assert process.returncode == 0, stderr
     assert "a worker process died (killed by SIGKILL: out of memory?)" in stderr
     assert "error" not in stderr
+    # The pool stops the other worker with SIGTERM: it ends quietly (it inherited the command's
+    # SIGTERM handler, and printed a Terminated traceback).
+    assert "Traceback" not in stderr and "Terminated" not in stderr, stderr
     runs.assert_same_run(out, reference)
 
 
@@ -255,3 +259,44 @@ def test_a_unit_sent_to_a_pool_that_just_broke_takes_the_way_back(tmp_path):
     fan_out.close(kill=False)
     assert sorted(results) == [0, 1, 2]
     assert fan_out.outcome.failures == []
+
+
+# --- the main process out of memory ---------------------------------------------------------
+
+LIMITED = """
+import resource, sys
+limit = 800 << 20
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+from pipeline.cli import main
+sys.argv = ["sudoku-pipeline", "solve-dataset", *sys.argv[1:]]
+main()
+"""
+
+
+def test_out_of_memory_in_the_main_process_is_one_line_and_resumable(tmp_path, kaggle_csv):
+    """A Parquet file small on disk whose one batch needs a gigabyte in memory (a wide text
+    column that compresses to nothing), read under an 800 MiB address-space limit: one line,
+    exit 3, the rerun in smaller batches continues."""
+    import pyarrow as pa
+
+    groups, rows = 20, 20_000  # 400,000 rows of 2.5 kB: 1 GB in one batch
+    puzzles = [line.split(",")[0] for line in kaggle_csv.read_text().splitlines()[1:]]
+    group = pa.table({"puzzle": [puzzles[i % 20] for i in range(rows)],
+                      "note": pa.array(["w" * 2500] * rows)})
+    path = tmp_path / "wide.parquet"
+    with pq.ParquetWriter(path, group.schema, compression="zstd", use_dictionary=False) as file:
+        for _ in range(groups):
+            file.write_table(group)
+    del group
+    assert path.stat().st_size < 10 << 20
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-c", LIMITED, str(path), "-o", str(out), "-q",
+                           "--workers", "1", "--batch-size", str(groups * rows)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.startswith("error: out of memory in the main process"), done.stderr
+    assert done.stderr.count("\n") == 1 and "--batch-size" in done.stderr
+    again = subprocess.run(runs.command(path, out, "-q", "--workers", "1", "--batch-size",
+                                        str(rows)), capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert pq.read_metadata(sorted(out.glob("part-*.parquet"))[-1]).num_rows == rows

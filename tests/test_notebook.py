@@ -89,3 +89,13 @@ def test_solve_frame_refuses_what_it_cannot_read():
         pipeline.solve_frame(pl.DataFrame({"x": [EASY]}))
     with pytest.raises(TypeError, match="polars DataFrame or a pyarrow Table"):
         pipeline.solve_frame([EASY])
+
+
+def test_solve_frame_refuses_settings_it_cannot_honour():
+    """workers=2 was silently ignored: a frame is solved in this process, on one core."""
+    frame = pl.DataFrame({"puzzle": ["." * 81]})
+    with pytest.raises(TypeError, match="does not take 'workers'.*solve-dataset"):
+        pipeline.solve_frame(frame, workers=2)
+    with pytest.raises(TypeError, match="does not take 'engine'"):
+        pipeline.solve_frame(frame, engine="dask")
+    assert pipeline.solve_frame(frame, rules="singles")["status"].to_list() == ["multiple"]

@@ -10,6 +10,7 @@ import pytest
 import solver
 from pipeline.errors import PipelineError
 from pipeline.settings import available_cores, load_settings
+from pipeline.summary import read_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,3 +76,18 @@ def test_bad_config_files(tmp_path, text, message):
 def test_missing_config_file(tmp_path):
     with pytest.raises(PipelineError, match="config file not found"):
         load_settings(tmp_path / "nope.toml")
+
+
+def test_several_config_files_apply_in_order(tmp_path, cli, euler_txt):
+    """--config twice: each file overrides the ones before it (the last alone was kept)."""
+    first, second = tmp_path / "first.toml", tmp_path / "second.toml"
+    first.write_text('rules = "singles"\nmax_nodes = 77\n')
+    second.write_text("max_nodes = 99\nbatch_size = 4\n")
+    chosen = load_settings([first, second])
+    assert (chosen.rules, chosen.max_nodes, chosen.batch_size) == ("singles", 99, 4)
+    out = tmp_path / "out"
+    done = cli("solve-dataset", euler_txt, "-o", out, "-q", "--workers", "1",
+               "--config", first, "--config", second)
+    assert done.exit_code == 0, done.stderr
+    settings = read_summary(out).settings
+    assert (settings.rules, settings.max_nodes, settings.batch_size) == ("singles", 99, 4)

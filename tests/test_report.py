@@ -211,3 +211,47 @@ def test_the_charts_render_in_a_browser_offline(measured_run, tmp_path):
     for name, rgb in {"grade: search": (0x67, 0x00, 0x1F), "effort boxes": (0xC6, 0xD4, 0xEA),
                       "backdoor 2": (0x21, 0x71, 0xB5)}.items():
         assert colours[rgb] > 300, name
+
+
+# --- faults (issue 22) -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def read_only_directory(tmp_path):
+    """A read-only filesystem (a tmpfs mounted read-only; root only)."""
+    where = tmp_path / "read-only"
+    where.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(where)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a read-only filesystem here: {mounted.stderr.strip()}")
+    yield where
+    subprocess.run(["umount", str(where)], check=True)
+
+
+def test_a_report_onto_a_read_only_filesystem_is_one_line(cli, measured_run, read_only_directory):
+    done = cli("report", measured_run, "-o", read_only_directory / "r.html")
+    assert done.exit_code == 2 and "Traceback" not in done.output
+    target = read_only_directory / "r.html"
+    assert done.stderr == f"error: cannot write {target}: Read-only file system\n"
+
+
+def test_the_temporary_file_of_a_killed_report_is_removed_by_the_next(measured_run, tmp_path):
+    """A report killed while writing leaves ``.r.html.HOST-PID.tmp``; the next report of that
+    file removes it (its process has ended), and leaves other processes' alone."""
+    import socket
+
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    host = socket.gethostname()
+    left = tmp_path / f".r.html.{host}-{ended.pid}.tmp"
+    left.write_text("half a report")
+    writer = subprocess.Popen(["sleep", "60"])  # another process, still running
+    running = tmp_path / f".r.html.{host}-{writer.pid}.tmp"
+    running.write_text("a report being written")
+    try:
+        write_report(measured_run, tmp_path / "r.html")
+    finally:
+        writer.kill()
+        writer.wait()
+    assert not left.exists() and running.exists()

@@ -10,6 +10,7 @@ import sys
 from dataclasses import replace
 
 import psutil
+import pyarrow.parquet as pq
 import pytest
 
 from pipeline.errors import PipelineError, RunIncomplete
@@ -121,7 +122,6 @@ def test_lost_and_half_written_parts_are_redone(tmp_path, euler_txt, read_output
     [
         ({"max_nodes": 123}, r"max_nodes = \d+ \(this run has 123\)"),
         ({"rules": "singles"}, r"rules = 'bird' \(this run has 'singles'\)"),
-        ({"batch_size": 3}, r"batch_size = 4 \(this run has 3\)"),
     ],
 )
 def test_a_run_with_other_settings_is_refused(tmp_path, euler_txt, change, words):
@@ -146,6 +146,24 @@ def test_settings_that_do_not_change_the_rows_may_differ(tmp_path, euler_txt, re
     other = load_settings(workers=2, batch_size=4, compression="snappy", time_limit=100)
     assert solve_dataset([euler_txt], out, other, progress=False).resumed_rows == 5
     assert read_output(out, timing=False).equals(expected)
+
+
+def test_a_continued_run_may_take_another_batch_size_for_what_is_left(tmp_path, euler_txt,
+                                                                       kaggle_csv, read_output):
+    """After running out of memory, say: an input with kept parts is finished in its own
+    batches, the inputs not started yet take the new size; the rows are the same."""
+    inputs = [euler_txt, kaggle_csv]
+    reference = tmp_path / "reference"
+    solve_dataset(inputs, reference, load_settings(workers=1, batch_size=4), progress=False)
+    out = tmp_path / "out"
+    solve_dataset(inputs, out, load_settings(workers=1, batch_size=4), progress=False)
+    for part in sorted(out.glob("part-*.parquet"))[1:]:
+        part.unlink()  # the first part of euler is kept, the rest to solve again
+    again = solve_dataset(inputs, out, load_settings(workers=1, batch_size=7), progress=False)
+    assert again.complete and again.resumed_rows == 4 and again.batch_rows is None
+    sizes = [pq.read_metadata(part).num_rows for part in sorted(out.glob("part-*.parquet"))]
+    assert sizes == [4, 4, 1, 7, 7, 6]  # euler's 9 rows in fours, kaggle's 20 in sevens
+    assert read_output(out, timing=False).equals(read_output(reference, timing=False))
 
 
 def test_changed_or_other_inputs_are_refused(tmp_path):

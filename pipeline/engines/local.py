@@ -273,8 +273,11 @@ def _context() -> multiprocessing.context.BaseContext:
 
 
 def _init_worker(parent: int, heartbeats: tuple) -> None:
-    """Workers leave Ctrl-C to the parent, which stops them; die with the parent; and beat."""
+    """Workers leave Ctrl-C to the parent, which stops them; end quietly on SIGTERM (the pool
+    stops them with it; the command's own handler, inherited by the fork, would print a
+    traceback); die with the parent; and beat."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with(parent)
     _Heartbeats.beat_in_this_worker(*heartbeats)
 

@@ -164,7 +164,7 @@ def _read_errors_as_pipeline_errors(
     of a file that changed since it was inspected is ``InputChanged``: that is its cause."""
     try:
         yield from batches
-    except InputChanged:
+    except (InputChanged, MemoryError):  # out of memory is this process's, not the file's
         raise
     except (PipelineError, pa.ArrowException, OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
         how = change_seen(source)
