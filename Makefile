@@ -39,8 +39,9 @@ venv: $(DEV_STAMP)
 # After changing INPUT or CONFIG for the same OUTPUT, OVERWRITE=1 replaces the run there
 # (deleting only files sudoku-pipeline wrote).
 solve-dataset: $(RUN_STAMP)
-	SUDOKU_PIPELINE_OVERWRITE_HINT=OVERWRITE=1 $(BIN)/sudoku-pipeline solve-dataset $(INPUT) --output $(OUTPUT) --config $(CONFIG) \
-		$(if $(OVERWRITE),--overwrite)
+	@echo "sudoku-pipeline solve-dataset $(INPUT) --output $(OUTPUT) --config $(CONFIG)$(if $(OVERWRITE), --overwrite)"
+	@SUDOKU_PIPELINE_OVERWRITE_HINT=OVERWRITE=1 $(BIN)/sudoku-pipeline solve-dataset $(INPUT) --output $(OUTPUT) \
+		--config $(CONFIG) $(if $(OVERWRITE),--overwrite)
 
 test: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q

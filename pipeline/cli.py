@@ -143,7 +143,10 @@ def solve_command(
     """
     import solver
 
+    from pipeline.run import announce_compiling
+
     texts = _puzzles_given(puzzles)
+    announce_compiling()
     try:
         options = load_settings(**settings).solve_options
         batch = solver.solve_strings(texts, options, implementation=implementation)

@@ -144,9 +144,9 @@ RESULT_COLUMNS = (
     Column("canonical", pa.string(), "SPEC 6: the minlex form up to the Sudoku symmetries "
            "(`--measures canonical`; null when invalid)",
            lambda s: digits_array(s.result.canonical, s.result.canonical[:, 0] != 0)),
-    Column("solve_us", pa.float64(), "microseconds spent on this puzzle (the only "
-           "non-deterministic column)", lambda s: pa.array(s.result.solve_us, pa.float64()),
-           nullable=False),
+    Column("solve_us", pa.float64(), "microseconds of this puzzle's search (its grade and "
+           "measures not included; the only non-deterministic column)",
+           lambda s: pa.array(s.result.solve_us, pa.float64()), nullable=False),
     Column("source", pa.string(), "the input file, as named on the command line (or found in a "
            "directory)", lambda s: pa.repeat(pa.scalar(s.source, pa.string()), s.table.num_rows),
            nullable=False),

@@ -23,9 +23,10 @@ from pipeline.columns import RESULT_NAMES
 from pipeline.errors import PipelineError
 from pipeline.part import output_schema
 from pipeline.read import column_layout, conform
-from pipeline.resume import read_manifest, survey
+from pipeline.resume import coverage
 from pipeline.settings import ROW_SETTINGS, load_settings
-from pipeline.summary import read_summary
+from pipeline.summary import read_summary, run_parts
+from pipeline.text import escaped
 from pipeline.work import solve_table
 
 __all__ = ["read_run", "read_summary", "solve_frame"]
@@ -73,19 +74,25 @@ def solve_frame(frame: Any, *, source: str = "frame", **settings: Any) -> Any:
     return solved
 
 
-def read_run(directory: str | os.PathLike):
+def read_run(directory: str | os.PathLike, *, allow_incomplete: bool = False):
     """The rows of the run in ``directory`` as a polars LazyFrame, in input order (its parts
-    sorted by name). A run that is not complete gives the rows it has."""
+    sorted by name). A run that is not complete (stopped, or with batches that kept failing)
+    is a ``PipelineError`` saying how many rows it has, unless ``allow_incomplete``: then
+    its rows are what it has."""
     import polars as pl
 
     directory = storage.location(directory)
-    if read_manifest(directory) is None:
-        raise PipelineError(f"{directory} holds no run; run `sudoku-pipeline solve-dataset` first")
-    parts = [storage.join(directory, footer.info.name)
-             for _, footer in sorted(survey(directory).parts.items())]
-    if not parts:
-        raise PipelineError(f"{directory} holds no part yet")
-    return pl.scan_parquet(parts)
+    run, infos = run_parts(directory)
+    covered = coverage(infos, run.paths)
+    if not covered.complete and not allow_incomplete:
+        raise PipelineError(
+            f"the run in {escaped(directory)} is incomplete: its parts hold "
+            f"{sum(covered.rows):,} rows, not every row of its inputs; finish it (rerun the "
+            "solve-dataset command that wrote it), or pass allow_incomplete=True to read the "
+            "rows it has")
+    if not infos:
+        raise PipelineError(f"{escaped(directory)} holds no part yet")
+    return pl.scan_parquet([storage.join(directory, info.name) for info in infos])
 
 
 def _is_polars(frame: Any) -> bool:

@@ -11,11 +11,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import sys
-import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -115,7 +113,7 @@ def solve_dataset(
     engine.check()
     _warn_about_workers(settings)
     show = (not settings.quiet and sys.stderr.isatty()) if progress is None else progress
-    plan = make_plan(inputs, output, settings, show_compiling=show)
+    plan = make_plan(inputs, output, settings)
     try:
         if plan.out.resumed and plan.finished():
             return _already_complete(plan.out)
@@ -164,6 +162,7 @@ class Plan:
     schema: pa.Schema
     settings: Settings
     estimates: list[int | None]  # rows expected of each input, for the bar and the batches
+    compile_seconds: float  # loading (or, the first time, compiling) the solver
     first_kept: dict[int, PartInfo] = field(default_factory=dict)  # by input: a part kept
 
     def __post_init__(self) -> None:
@@ -197,7 +196,7 @@ class Plan:
 
 
 def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
-              settings: Settings, *, show_compiling: bool = False) -> Plan:
+              settings: Settings) -> Plan:
     """Inspect and hash the inputs, choose the batch size, then open the output directory
     (see the module)."""
     sources = [
@@ -214,13 +213,13 @@ def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
                for s, (digest, _) in zip(sources, digests, strict=True)]
     estimates = [estimated_rows(source, lines)
                  for source, (_, lines) in zip(sources, digests, strict=True)]
-    with _compiling_note(show_compiling):
-        _warm_up_solver(settings)  # loaded (or compiled) here, before the workers are forked
+    announce_compiling(settings.quiet)
+    compile_seconds = _warm_up_solver(settings)  # before the workers are forked
     out = open_output(output, RunRecord.new(settings, entries), input_schema,
                       overwrite=settings.overwrite)
     if out.resumed:
         _warn_about_kept_settings(out.run.settings, settings)
-    return Plan(sources, out, output_schema(input_schema), settings, estimates)
+    return Plan(sources, out, output_schema(input_schema), settings, estimates, compile_seconds)
 
 
 def auto_batch_rows(source: InputFile, settings: Settings, rows: int | None,
@@ -260,19 +259,17 @@ def _pilot(source: InputFile, settings: Settings) -> float:
     return (time.perf_counter() - started) / solved if solved else 0.0
 
 
-@contextlib.contextmanager
-def _compiling_note(show: bool) -> Iterator[None]:
-    """Say on stderr that the solver is being compiled when its first call takes long (a
-    new machine: numba compiles once, then caches), rather than showing nothing."""
-    note = threading.Timer(1.0, lambda: print(
-        "compiling the solver for this machine (once; about 10 to 30 s)...", file=sys.stderr,
-        flush=True))
-    if show:
-        note.start()
-    try:
-        yield
-    finally:
-        note.cancel()
+COMPILING = "compiling the solver for this machine (first run only: about a minute)..."
+
+
+def announce_compiling(quiet: bool = False) -> None:
+    """Say on stderr, whatever it is (a terminal, a log file, make's output), that the solver
+    is about to be compiled when it has not been on this machine: the first call then takes a
+    minute or so, and nothing else would say why."""
+    from solver.jit import compiled_before
+
+    if not quiet and not compiled_before():
+        print(COMPILING, file=sys.stderr, flush=True)
 
 
 def _warn_about_kept_settings(started_with: Settings, settings: Settings) -> None:
@@ -476,12 +473,15 @@ def _progress_bar(total: int | None, show: bool):
     )
 
 
-def _warm_up_solver(settings: Settings) -> None:
-    """Load the compiled solver once here, so that forked workers inherit it."""
+def _warm_up_solver(settings: Settings) -> float:
+    """Load the compiled solver (compile it, the first time) here, so that forked workers
+    inherit it; the seconds it took."""
     import solver
 
+    started = time.perf_counter()
     grid = np.frombuffer(WARM_UP.encode(), dtype=np.uint8).reshape(-1, 81)
     solver.solve_ascii(grid, settings.solve_options)
+    return time.perf_counter() - started
 
 
 # --- finish ----------------------------------------------------------------------------------
@@ -521,6 +521,7 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> Summar
         inputs=inputs,
         output=out.directory,
         wall_seconds=wall_seconds,
+        compile_seconds=plan.compile_seconds,
         workers=plan.settings.workers,
         engine=plan.settings.engine,
         rows_kept=dispatched.rows_kept,

@@ -43,6 +43,7 @@ from pipeline.text import compact_histogram, decimal_text, escaped, number_text,
 from solver.vocabulary import GRADES, STATUSES
 
 MAX_GROUPS = 100  # ``summarize --by``: more values than this, and the rest are one group
+COMPILED_SECONDS = 5.0  # loading the solver takes less; longer, it was compiled
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class Summary:
     duplicates: dict[str, Duplicates] | None  # "exact", "symmetry": with --measures canonical
     by_input: dict[str, Numbers] | None  # by input path, up to BY_INPUT_LIMIT inputs
     wall_seconds: float | None
+    compile_seconds: float  # of the wall time: loading, or compiling, the solver
     resumed_rows: int
     missing_rows: tuple[MissingRows, ...]
     solve_seconds: float
@@ -99,9 +101,10 @@ class Summary:
 
     @property
     def puzzles_per_second(self) -> float | None:
-        """Rows solved (not kept from an earlier run) per second of wall time."""
-        wall = self.wall_seconds
-        return round((self.rows_out - self.resumed_rows) / wall, 1) if wall else None
+        """Rows solved (not kept from an earlier run) per second of wall time, the solver's
+        loading (its compiling, on a first run) not counted."""
+        wall = None if self.wall_seconds is None else self.wall_seconds - self.compile_seconds
+        return round((self.rows_out - self.resumed_rows) / wall, 1) if wall and wall > 0 else None
 
     @property
     def nothing_solved(self) -> bool:
@@ -120,6 +123,7 @@ class Summary:
             "by_input": None if self.by_input is None else {
                 source: found.to_json() for source, found in self.by_input.items()},
             "wall_seconds": self.wall_seconds,
+            "compile_seconds": self.compile_seconds,
             "puzzles_per_second": self.puzzles_per_second,
             "resumed_rows": self.resumed_rows,
             "missing_rows": [asdict(missing) for missing in self.missing_rows],
@@ -147,6 +151,7 @@ class Summary:
             by_input=None if data["by_input"] is None else {
                 source: Numbers.from_json(found) for source, found in data["by_input"].items()},
             wall_seconds=data["wall_seconds"],
+            compile_seconds=data.get("compile_seconds", 0.0),
             resumed_rows=data["resumed_rows"],
             missing_rows=tuple(MissingRows(**missing) for missing in data["missing_rows"]),
             solve_seconds=data["solve_seconds"],
@@ -191,6 +196,7 @@ def build_summary(
     output: str,
     wall_seconds: float | None,
     workers: int,
+    compile_seconds: float = 0.0,
     engine: str,
     rows_kept: int = 0,
     missing: Iterable[MissingRows] = (),
@@ -215,6 +221,7 @@ def build_summary(
         duplicates=duplicates,
         by_input=by_input,
         wall_seconds=None if wall_seconds is None else round(wall_seconds, 3),
+        compile_seconds=round(compile_seconds, 3),
         resumed_rows=rows_kept,
         missing_rows=missing,
         solve_seconds=round(stats.solve_seconds, 3),
@@ -321,6 +328,7 @@ def _summarize(directory: str) -> Summary:
         inputs=inputs,
         output=str(directory),
         wall_seconds=previous.wall_seconds if previous else None,
+        compile_seconds=previous.compile_seconds if previous else 0.0,
         workers=previous.workers if previous else run.settings.workers,
         engine=previous.engine if previous else run.settings.engine,
         rows_kept=previous.resumed_rows if previous else 0,
@@ -483,8 +491,11 @@ def format_summary(summary: Summary) -> str:
     if summary.resumed_rows:
         lines.append(f"resumed       {summary.resumed_rows:,} rows were solved by an earlier run")
     wall = summary.wall_seconds
+    compiling = (f" ({summary.compile_seconds:.1f} s of it compiling the solver: first run only)"
+                 if summary.compile_seconds >= COMPILED_SECONDS else "")
+    rate = summary.puzzles_per_second
     timing = (
-        f"{wall:.2f} s wall, {summary.puzzles_per_second:,.0f} puzzles/s, "
+        f"{wall:.2f} s wall{compiling}, {rate or 0:,.0f} puzzles/s, "
         if wall
         else "wall time not recorded, "
     )

@@ -50,6 +50,12 @@ def cache_directory() -> str:
     return str(directory)
 
 
+def compiled_before() -> bool:
+    """Whether this source has been compiled on this machine already (its cache holds code):
+    if not, the first solve compiles it, which takes a minute or so."""
+    return any(Path(cache_directory()).rglob("*.nbi"))
+
+
 def _remove_older(base: Path, keep: str) -> None:
     """Remove the caches of other digests (another process may be removing them too)."""
     if base.is_dir():

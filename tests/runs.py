@@ -23,7 +23,8 @@ DATA = Path(__file__).resolve().parent / "data"
 SLOW_OPTIONS = ("--batch-size", "6", "--max-solutions", "1000000", "--max-nodes", "60000")
 SLOW_PARTS = 40
 # Columns and summary entries that depend on time, or on the run being continued.
-TIMING = ("wall_seconds", "puzzles_per_second", "solve_seconds", "worker_seconds", "resumed_rows")
+TIMING = ("wall_seconds", "compile_seconds", "puzzles_per_second", "solve_seconds", "worker_seconds",
+          "resumed_rows")
 
 
 def write_slow_dataset(path: Path) -> Path:

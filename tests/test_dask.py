@@ -46,8 +46,8 @@ CRAFTED = [
     "1" + "." * 80,
 ]
 # What may differ between two runs of the same data: timing, and how it was run.
-RUN_KEYS = ("wall_seconds", "puzzles_per_second", "solve_seconds", "worker_seconds", "workers",
-            "engine", "settings")
+RUN_KEYS = ("wall_seconds", "compile_seconds", "puzzles_per_second", "solve_seconds",
+            "worker_seconds", "workers", "engine", "settings")
 
 
 @pytest.fixture

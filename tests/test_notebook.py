@@ -99,3 +99,15 @@ def test_solve_frame_refuses_settings_it_cannot_honour():
     with pytest.raises(TypeError, match="does not take 'engine'"):
         pipeline.solve_frame(frame, engine="dask")
     assert pipeline.solve_frame(frame, rules="singles")["status"].to_list() == ["multiple"]
+
+
+def test_read_run_of_an_incomplete_run_says_so_unless_allowed(tmp_path):
+    from tests.conftest import SAMPLE
+
+    out = tmp_path / "out"
+    solve_dataset([SAMPLE], out, load_settings(workers=1, batch_size=50), progress=False)
+    (out / "part-00000-000001.parquet").unlink()
+    with pytest.raises(pipeline.PipelineError, match="incomplete: its parts hold 149 rows.*"
+                       "allow_incomplete=True"):
+        pipeline.read_run(out)
+    assert pipeline.read_run(out, allow_incomplete=True).collect().height == 149

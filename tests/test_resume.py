@@ -73,17 +73,18 @@ def test_a_time_limit_stops_the_run_and_the_same_command_continues_it(slow, tmp_
     path, reference = slow
     out = tmp_path / "out"
     # Batches in flight at the limit are stopped too: each session keeps what it finished in
-    # the 3.5 s, less its start (about a second to load the solver and fork the worker). One
-    # worker needs about 3.6 s for the whole set, so the first session cannot finish it.
-    args = runs.command(path, out, *runs.SLOW_OPTIONS, "--workers", "1", "--time-limit", "3.5")
+    # the 1.5 s, less its start (about a second to load the solver and fork the worker), and
+    # at least one part. One worker needs 2 to 4 s for the whole set, so the first session
+    # cannot finish it.
+    args = runs.command(path, out, *runs.SLOW_OPTIONS, "--workers", "1", "--time-limit", "1.5")
     sessions = []
-    for _ in range(20):
+    for _ in range(runs.SLOW_PARTS):
         done = runs.run(args)
         sessions.append((done.returncode, len(runs.parts(out))))
         if done.returncode == 0:
             break
         assert done.returncode == 3, done.stderr
-        assert done.stderr.startswith("error: time limit of 3.5 s reached; ")
+        assert done.stderr.startswith("error: time limit of 1.5 s reached; ")
         assert done.stderr.endswith(f"kept in {out}; rerun the same command to continue\n")
         assert not (out / SUMMARY_FILE).exists()
     assert len(sessions) >= 2 and sessions[-1] == (0, runs.SLOW_PARTS), sessions

@@ -43,8 +43,8 @@ DATA = Path(__file__).resolve().parent / "data"
 ROOT = DATA.parent.parent
 LOCK = ".sudoku-pipeline.lock"
 # What differs between a run on S3 and the same run on local files: where things are.
-PLACES = ("output", "inputs", "wall_seconds", "puzzles_per_second", "solve_seconds", "worker_seconds",
-          "by_input", "labels")
+PLACES = ("output", "inputs", "wall_seconds", "compile_seconds", "puzzles_per_second",
+          "solve_seconds", "worker_seconds", "by_input", "labels")
 
 
 @pytest.fixture(scope="module")
