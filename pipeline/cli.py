@@ -73,7 +73,7 @@ def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
 # --- options generated from the settings' declarations -------------------------------------
 
 OPTION_TYPES = {"count": int, "seconds": float, "choice": str, "text": str, "flag": bool,
-                "names": str, "delimiter": str}
+                "names": str, "delimiter": str, "casts": str}
 
 
 def setting_option(name: str, *, default: Any = None) -> inspect.Parameter:
@@ -142,7 +142,6 @@ def solve_command(
         cut -d, -f1 puzzles.csv | tail -n +2 | sudoku-pipeline solve --json
     """
     import solver
-
     from pipeline.run import announce_compiling
 
     texts = _puzzles_given(puzzles)
@@ -312,9 +311,20 @@ def summarize_command(
     by: Annotated[
         str | None,
         typer.Option("--by", help="Print the numbers per value of this column instead (an input "
-                     "column such as level, or source, status, grade): statuses, grade ladder, "
-                     "search_nodes and rating percentiles. Rows whose input lacks the column "
-                     "are grouped by input file.", show_default=False),
+                     "column such as level, or source, status, grade): statuses, the ladders, "
+                     "search_nodes and rating percentiles, backdoor sizes. Rows whose input "
+                     "lacks the column are grouped by input file.", show_default=False),
+    ] = None,
+    duplicates: Annotated[
+        bool, typer.Option("--duplicates", help="Print the duplicates instead: exact, and up to "
+                           "symmetry (with canonical forms): which inputs share puzzles, and "
+                           "the largest classes.")
+    ] = False,
+    hardest: Annotated[
+        int | None,
+        typer.Option("--hardest", help="Print the N hardest unique or solved puzzles instead "
+                     "(highest rating, then most search nodes), each as one line.",
+                     show_default=False, min=1),
     ] = None,
 ) -> None:
     """Recompute the summary of a run from its manifest and Parquet parts, and print it.
@@ -328,11 +338,20 @@ def summarize_command(
         sudoku-pipeline summarize output
         sudoku-pipeline summarize output --json | jq .ladder
         sudoku-pipeline summarize output --by level
+        sudoku-pipeline summarize output --duplicates
+        sudoku-pipeline summarize output --hardest 10
     """
+    views = [name for name, chosen in (("--by", by is not None), ("--duplicates", duplicates),
+                                       ("--hardest", hardest is not None)) if chosen]
+    if len(views) > 1:
+        raise _fail(f"{' and '.join(views)} print different tables: give one of them")
+    if views and write:
+        raise _fail(f"--write stores the whole run's summary: run it without {views[0]}")
     if by is not None:
-        if write:
-            raise _fail("--write stores the whole run's summary: run it without --by")
         _summarize_by(directory, by, as_json)
+        return
+    if views:
+        _summarize_view(directory, hardest, as_json)
         return
     try:
         from pipeline.summary import format_summary, incomplete_message, summarize
@@ -343,6 +362,31 @@ def summarize_command(
     typer.echo(json.dumps(summary.to_json(), indent=2) if as_json else format_summary(summary))
     if not summary.complete:
         raise _fail(incomplete_message(summary), RunIncomplete.exit_code)
+
+
+def _summarize_view(directory: str, hardest: int | None, as_json: bool) -> None:
+    """``summarize --duplicates`` (``hardest`` None) or ``--hardest N``."""
+    try:
+        from pipeline import summary as summaries
+        from pipeline.storage import location
+
+        run, _ = summaries.run_parts(location(directory))
+        labels = summaries.input_labels(run.paths)
+        if hardest is None:
+            found, complete = summaries.duplicates_in(directory)
+            text = (json.dumps({kind: dup.to_json() for kind, dup in found.items()}, indent=2)
+                    if as_json else summaries.format_duplicates(found, labels))
+        else:
+            hards, _, complete = summaries.hardest_in(directory, hardest)
+            text = (json.dumps([vars(hard) for hard in hards], indent=2) if as_json
+                    else summaries.format_hardest(hards, labels))
+    except PipelineError as err:
+        raise _fail(str(err)) from None
+    typer.echo(text)
+    if not complete:
+        raise _fail(f"the run in {directory} is incomplete: this counts only the rows solved so "
+                    "far; rerun the solve-dataset command that wrote it to finish it",
+                    RunIncomplete.exit_code)
 
 
 def _summarize_by(directory: str, column: str, as_json: bool) -> None:

@@ -31,8 +31,8 @@ from pipeline.work import solve_table
 
 __all__ = ["read_run", "read_summary", "solve_frame"]
 CHUNK_ROWS = 50_000  # solved at a time, so that the solver's arrays stay small
-# The settings a frame is solved with: those the rows depend on (a delimiter is for files).
-FRAME_SETTINGS = tuple(name for name in ROW_SETTINGS if name != "delimiter")
+# The settings a frame is solved with: those the rows depend on (but how files are read).
+FRAME_SETTINGS = tuple(name for name in ROW_SETTINGS if name not in ("delimiter", "cast"))
 
 
 def solve_frame(frame: Any, *, source: str = "frame", **settings: Any) -> Any:

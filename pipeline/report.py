@@ -35,8 +35,10 @@ from pipeline.errors import PipelineError
 from pipeline.stats import PERCENTILES, Numbers, Stats, percentile
 from pipeline.summary import (
     LADDER_LABELS,
+    Hard,
     Summary,
     group_stats_of,
+    hardest_in,
     read_summary,
     run_parts,
     summarize,
@@ -77,7 +79,7 @@ class Facts:
     groups: dict[str, Stats]
     complete: bool
     duplicates: dict[str, Duplicates]
-    hardest: pl.DataFrame
+    hardest: list[tuple[Hard, str]]  # each hardest puzzle, and its group
     reasons: pl.DataFrame
     givens_effort: pl.DataFrame
     givens_median: pl.DataFrame
@@ -129,8 +131,24 @@ def gather(directory: str, by: str) -> Facts:
     parts = [(storage.join(directory, info.name), info.source) for info in infos]
     kinds = ("exact", "symmetry") if "canonical" in summary.settings.measures else ("exact",)
     rows = pl.scan_parquet([path for path, _ in parts]) if parts else None
-    tables = _row_tables(rows, by, summary, groups)
-    return Facts(summary, groups, complete, duplicates(parts, kinds), **tables)
+    tables = _row_tables(rows)
+    return Facts(summary, groups, complete, duplicates(parts, kinds),
+                 _hardest(directory, by, summary, groups), **tables)
+
+
+def _hardest(directory: str, by: str, summary: Summary, groups: dict[str, Stats]
+             ) -> list[tuple[Hard, str]]:
+    """The hardest puzzles (``summarize --hardest``), each with its group."""
+    columns = () if by == "source" else (by,)
+    hardest, values, _ = hardest_in(directory, HARDEST, columns)
+    others = next((name for name in groups if name.endswith(" other values")), None)
+
+    def group_of(hard: Hard, value: Any) -> str:
+        name = summary.labels.get(hard.source, hard.source) if value is None else str(value)
+        return name if name in groups or others is None else others
+
+    return [(hard, group_of(hard, extra.get(by))) for hard, extra in zip(hardest, values,
+                                                                         strict=True)]
 
 
 def _run_summary(directory: str, complete: bool) -> Summary:
@@ -143,24 +161,15 @@ def _run_summary(directory: str, complete: bool) -> Summary:
     return stored if complete and stored.complete else summarize(directory)
 
 
-def _row_tables(rows: pl.LazyFrame | None, by: str, summary: Summary,
-                groups: dict[str, Stats]) -> dict[str, pl.DataFrame]:
-    """The tables polars picks from the rows: the hardest puzzles (with their group), the
-    reasons of invalid and contradictory rows, and rows per givens and quarter decade of
-    search nodes (with the median and p90 per number of givens)."""
-    empty = {"hardest": pl.DataFrame(), "reasons": pl.DataFrame(),
-             "givens_effort": pl.DataFrame(), "givens_median": pl.DataFrame()}
+def _row_tables(rows: pl.LazyFrame | None) -> dict[str, pl.DataFrame]:
+    """The tables polars counts from the rows, which nothing else shows: the reasons of invalid
+    and contradictory rows, and rows per givens and quarter decade of search nodes (with the
+    median and p90 per number of givens)."""
     if rows is None:
-        return empty
+        return {"reasons": pl.DataFrame(), "givens_effort": pl.DataFrame(),
+                "givens_median": pl.DataFrame()}
     quarter = (pl.col("search_nodes").log10() * 4).floor().cast(pl.Int32).alias("quarter")
-    by_columns = [] if by in ("source",) else [by]
-    hardest, reasons, cells, medians = pl.collect_all([
-        rows.with_row_index("_position").filter(pl.col("status").is_in(GRADED))
-        .sort(["rating", "search_nodes", "_position"], descending=[True, True, False],
-              nulls_last=True)
-        .head(HARDEST)
-        .select(*dict.fromkeys(["grid", "source", "row", "status", "givens", "grade", "rating",
-                                 "backdoor_size", "search_nodes", "search_depth", *by_columns])),
+    reasons, cells, medians = pl.collect_all([
         rows.drop_nulls("error").group_by("status", "error").agg(
             pl.len().alias("rows"), pl.col("source").first(), pl.col("row").first(),
         ).sort(["rows", "status", "error"], descending=[True, False, False]),
@@ -170,19 +179,7 @@ def _row_tables(rows: pl.LazyFrame | None, by: str, summary: Summary,
             _nearest_rank("search_nodes", 90).alias("p90"),
         ).filter(pl.col("len") >= MIN_ROWS_FOR_LINE).sort("givens"),
     ])
-    labels = summary.labels
-    others = next((name for name in groups if name.endswith(" other values")), None)
-
-    def group_of(row: dict[str, Any]) -> str:
-        value = row.get(by) if by != "source" else None
-        name = labels.get(row["source"], row["source"]) if value is None else str(value)
-        return name if name in groups or others is None else others
-
-    hardest = hardest.with_columns(
-        pl.Series("group", [group_of(row) for row in hardest.iter_rows(named=True)],
-                  dtype=pl.String))
-    return {"hardest": hardest, "reasons": reasons, "givens_effort": cells,
-            "givens_median": medians}
+    return {"reasons": reasons, "givens_effort": cells, "givens_median": medians}
 
 
 def _nearest_rank(column: str, p: float) -> pl.Expr:
@@ -609,27 +606,22 @@ def hardest_section(facts: Facts) -> str:
     """The hardest puzzles as the seeds draw them (``put``), with their numbers and their
     81-character form to copy."""
     figures = []
-    for rank, row in enumerate(facts.hardest.iter_rows(named=True), start=1):
-        rating = "" if row["rating"] is None else f"rating {row['rating']:.2f} · "
-        backdoor = "" if row["backdoor_size"] is None else f"backdoor {row['backdoor_size']} · "
+    for rank, (hard, group) in enumerate(facts.hardest, start=1):
+        rating = "" if hard.rating is None else f"rating {hard.rating:.2f} · "
+        backdoor = "" if hard.backdoor_size is None else f"backdoor {hard.backdoor_size} · "
+        shown_group = "" if group == facts.summary.labels.get(hard.source) else f"{_e(group)}<br>"
         figures.append(
-            f"<figure><pre class=\"grid\">{_e(put(read_mat(row['grid'])))}</pre><figcaption>"
-            f"<b>#{rank}</b> {_group_label(row, facts.summary)}"
-            f"{_e(_short(row['source']))}:{row['row']} · {row['givens']} givens<br>"
-            f"{rating}{backdoor}grade {_e(row['grade'] or '-')}<br>"
-            f"{row['search_nodes']:,} nodes · depth {row['search_depth']}<br>"
-            f"<code class=\"puzzle\">{_e(row['grid'])}</code></figcaption></figure>")
+            f"<figure><pre class=\"grid\">{_e(put(read_mat(hard.grid)))}</pre><figcaption>"
+            f"<b>#{rank}</b> {shown_group}"
+            f"{_e(_short(hard.source))}:{hard.row} · {hard.givens} givens<br>"
+            f"{rating}{backdoor}grade {_e(hard.grade or '-')}<br>"
+            f"{hard.search_nodes:,} nodes · depth {hard.search_depth}<br>"
+            f"<code class=\"puzzle\">{_e(hard.grid)}</code></figcaption></figure>")
     order = "rating, then search nodes" if facts.total.rating.rows else "search nodes"
     return _section("hardest", f"The {len(figures)} hardest puzzles",
                     f'<div class="grids">{"".join(figures)}</div>',
                     f"Unique or solved puzzles with the highest {order}; under each, the puzzle "
                     "as one line to copy.")
-
-
-def _group_label(row: dict[str, Any], summary: Summary) -> str:
-    """A hardest puzzle's group, unless it is just its input's label."""
-    group = row["group"]
-    return "" if group == summary.labels.get(row["source"]) else f"{_e(group)}<br>"
 
 
 def reasons_section(facts: Facts) -> str:

@@ -49,7 +49,7 @@ from pipeline.resume import (
     survey,
     write_manifest,
 )
-from pipeline.settings import RUN_SETTINGS, Settings, available_cores
+from pipeline.settings import RUN_SETTINGS, Settings, available_cores, casts_of
 from pipeline.stats import Stats, Tally
 from pipeline.summary import (
     InputRows,
@@ -201,10 +201,11 @@ def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
     (see the module)."""
     sources = [
         inspect_input(path, column=settings.column, solution_column=settings.solution_column,
-                      delimiter=settings.delimiter,
+                      delimiter=settings.delimiter, casts=casts_of(settings),
                       reserved=RESULT_NAMES)
         for path in find_inputs(inputs)
     ]
+    _check_casts(sources, casts_of(settings))
     output = storage.location(output)
     _check_not_inside(sources, output)
     input_schema = _unified_schema(sources)
@@ -299,6 +300,14 @@ def _check_not_inside(sources: list[InputFile], output: str) -> None:
             raise PipelineError(
                 f"input {source.path} is inside the output directory {output}; choose another --output"
             )
+
+
+def _check_casts(sources: list[InputFile], casts: dict[str, str]) -> None:
+    """Refuse a column to cast that no input has (a mistyped name)."""
+    for name in casts:
+        if not any(name in source.schema.names for source in sources):
+            raise PipelineError(f"setting cast names column {name!r}, which no input has; "
+                                "check the name")
 
 
 def _unified_schema(sources: list[InputFile]) -> pa.Schema:

@@ -38,6 +38,7 @@ from solver.vocabulary import (
 )
 
 ENGINES = ("local", "dask")  # where the units of work run (pipeline.engines)
+CAST_TYPES = ("int", "float", "bool", "string")  # what --cast turns an input column into
 COMPRESSIONS = ("zstd", "snappy", "lz4", "gzip", "none")
 MAX_BATCH_SIZE = 10_000_000  # a part's 81-byte strings must fit 32-bit offsets
 
@@ -48,7 +49,8 @@ class Declared:
 
     ``kind``: "count" (a whole number from ``low`` to ``high``), "seconds" (a number, 0 or
     more), "choice" (one of ``choices``), "names" (some of ``choices``: a list, or text with
-    commas, or "all"), "delimiter" (one character), "text" or "flag" (true or false). ``zero``
+    commas, or "all"), "delimiter" (one character), "casts" (COLUMN:TYPE pairs), "text" or
+    "flag" (true or false). ``zero``
     says what 0 means for a count whose ``low`` is 0. ``scope`` says what a run stopped and continued may
     change: "rows" (the rows depend on it: a run is continued only with the same value), "run"
     (how the output is written: a continued run keeps the value it started with, and says so)
@@ -97,6 +99,9 @@ class Settings:
                                    scope="rows", text="a column name")
     delimiter: str = setting("", "What separates the fields of a CSV file; empty: a comma (a tab "
                              "in a .tsv file).", "delimiter", scope="rows")
+    cast: tuple[str, ...] = setting((), "Input columns to read as another type, COLUMN:TYPE "
+                                    f"(TYPE one of {', '.join(CAST_TYPES)}), comma-separated, "
+                                    "e.g. difficulty:float.", "casts", scope="rows")
     compression: str = setting("zstd", "Parquet compression.", "choice", choices=COMPRESSIONS,
                                scope="run")
     engine: str = setting("local", "Where to run: local (a process pool) or dask (a Dask "
@@ -247,6 +252,26 @@ def _delimiter(name: str, value: Any) -> str:
     return value
 
 
+def _casts(name: str, value: Any) -> tuple[str, ...]:
+    """COLUMN:TYPE pairs (a list, or text with commas), each TYPE one of ``CAST_TYPES``."""
+    if isinstance(value, str):
+        value = [item.strip() for item in value.split(",") if item.strip()]
+    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+        raise PipelineError(f"setting {name} must be COLUMN:TYPE pairs, got {value!r}")
+    for pair in value:
+        column, _, kind = pair.rpartition(":")
+        if not column or kind not in CAST_TYPES:
+            raise PipelineError(
+                f"setting {name} takes COLUMN:TYPE with TYPE one of {', '.join(CAST_TYPES)} "
+                f"(e.g. difficulty:float), got {pair!r}")
+    return tuple(value)
+
+
+def casts_of(settings: Settings) -> dict[str, str]:
+    """The ``cast`` setting as {column: type name}."""
+    return dict(pair.rpartition(":")[::2] for pair in settings.cast)
+
+
 def checked(name: str, value: Any) -> Any:
     """``value`` if it is acceptable for setting ``name``, else a one-line PipelineError. (The
     values of ``SOLVE_SETTINGS`` are only put in their form here, names given as text made a
@@ -281,6 +306,8 @@ def checked(name: str, value: Any) -> Any:
         return _names(name, value, declared.choices)
     elif kind == "delimiter":
         return _delimiter(name, value)
+    elif kind == "casts":
+        return _casts(name, value)
     elif not isinstance(value, str) or value != value.strip():
         raise PipelineError(
             f"setting {name} must be {declared.text} (text without surrounding spaces), "

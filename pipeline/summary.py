@@ -365,6 +365,57 @@ def group_stats_of(directory: str, column: str, *, max_groups: int
     return stats, coverage(infos, run.paths).complete
 
 
+def duplicates_in(directory: str | os.PathLike) -> tuple[dict[str, Duplicates], bool]:
+    """``summarize --duplicates``: the run's duplicates, exact and, when it computed canonical
+    forms, up to symmetry (``pipeline.duplicates``), and whether the run is complete."""
+    directory = storage.location(directory)
+    run, infos = run_parts(directory)
+    kinds = ("exact", "symmetry") if "canonical" in run.settings.measures else ("exact",)
+    found = duplicates([(storage.join(directory, info.name), info.source) for info in infos],
+                       kinds)
+    return found, coverage(infos, run.paths).complete
+
+
+@dataclass(frozen=True)
+class Hard:
+    """One of the hardest puzzles of a run: where it is, its numbers, and the puzzle."""
+
+    source: str
+    row: int
+    grade: str | None
+    rating: float | None
+    search_nodes: int
+    search_depth: int
+    givens: int
+    backdoor_size: int | None
+    grid: str
+
+
+def hardest_in(directory: str | os.PathLike, count: int, columns: tuple[str, ...] = ()
+               ) -> tuple[list[Hard], list[dict[str, Any]], bool]:
+    """``summarize --hardest``, and the report's: the ``count`` unique or solved puzzles with
+    the highest rating, then the most search nodes (search nodes alone without a rating),
+    first rows first; for each, the values of ``columns`` (the report's groups); and whether
+    the run is complete."""
+    import polars as pl
+
+    directory = storage.location(directory)
+    run, infos = run_parts(directory)
+    complete = coverage(infos, run.paths).complete
+    if not infos:
+        return [], [], complete
+    names = [field for field in Hard.__dataclass_fields__]
+    picked = (pl.scan_parquet([storage.join(directory, info.name) for info in infos])
+              .with_row_index("_position").filter(pl.col("status").is_in(["unique", "solved"]))
+              .sort(["rating", "search_nodes", "_position"], descending=[True, True, False],
+                    nulls_last=True)
+              .head(count).select(*dict.fromkeys([*names, *columns])).collect())
+    rows = picked.iter_rows(named=True)
+    found = [(Hard(**{name: row[name] for name in names}), {c: row[c] for c in columns})
+             for row in rows]
+    return [hard for hard, _ in found], [extra for _, extra in found], complete
+
+
 def run_parts(directory: str) -> tuple[RunRecord, list[PartInfo]]:
     """The run record of ``directory`` and the ``PartInfo`` of its parts, in run order, after
     checking that every file there belongs to that run."""
@@ -433,6 +484,8 @@ def _previous_summary(directory: str) -> Summary | None:
 
 # --- the summary as text -----------------------------------------------------------------------
 
+RULES_TEXT = {"bird": "Bird's pruning (naked singles) at every node",
+              "singles": "naked and hidden singles at every node"}
 LADDER_LABELS = {"prune_solvable": "prune-solvable", "singles_solvable_only": "singles-solvable only",
                  "needs_search": "needs search"}
 
@@ -448,21 +501,24 @@ def format_summary(summary: Summary) -> str:
         f"{rows}, {parts:,} Parquet part{'' if parts == 1 else 's'} in "
         f"{escaped(summary.directory)}",
         "",
-        f"{'status':<26}{'rows':>12}{'share':>9}",
+        f"{'status':<26}{'rows':>12}{'share':>9}   (shares of the {rows_out:,} rows)",
     ]
     for name, count in numbers.status.items():
         lines.append(f"  {name:<24}{count:>12,}{share_text(count, rows_out):>9}")
     laddered = numbers.laddered
     lines += [
         "",
-        f"{'difficulty ladder':<26}{'rows':>12}{'share':>9}",
+        f"{'difficulty ladder':<26}{'rows':>12}{'share':>9}   (shares of the {laddered:,} "
+        "puzzles neither invalid nor contradictory)",
         *(f"  {LADDER_LABELS[key]:<24}{count:>12,}{share_text(count, laddered):>9}"
           for key, count in numbers.ladder.items()),
         "",
-        f"{'grade (SPEC 5.1)':<26}{'rows':>12}{'share':>9}",
+        f"{'grade (SPEC 5.1)':<26}{'rows':>12}{'share':>9}   (shares of the {numbers.graded:,} "
+        f"graded puzzles: unique or solved; rules {summary.settings.rules})",
         *(f"  {name:<24}{count:>12,}{share_text(count, numbers.graded):>9}"
           for name, count in numbers.grade_ladder.items()),
         "",
+        f"search        rules {summary.settings.rules}: {RULES_TEXT[summary.settings.rules]}",
         "search_nodes  " + "   ".join(
             f"p{p} {number_text(getattr(numbers.search_nodes, f'p{p}'))}" for p in PERCENTILES)
         + f"   max {number_text(numbers.search_nodes.max)}",
@@ -507,17 +563,25 @@ def format_summary(summary: Summary) -> str:
 
 
 def format_groups(grouped: Grouped) -> str:
-    """``summarize_by``'s numbers as plain-text tables, one line per group: statuses, the grade
-    ladder (shares of the graded rows), search nodes and, when measured, rating."""
+    """``summarize_by``'s numbers as plain-text tables, one line per group: statuses; the
+    difficulty ladder (shares of the puzzles neither invalid nor contradictory: ``puzzles``);
+    the grade ladder, every rung in ladder order (shares of the graded rows); search nodes;
+    and, when measured, rating and backdoor size (shares of the unique rows)."""
     groups = grouped.groups
-    width = min(max(len(name) for name in [grouped.by, "grade (share of graded)", *groups]), 40)
+    titles = ["ladder (share of puzzles)", "grade (share of graded)",
+              "backdoor size (share of unique)"]
+    width = min(max(len(name) for name in [grouped.by, *titles, *groups]), 40)
     statuses = [s for s in STATUSES if any(g.status[s] for g in groups.values())]
     keys = [f"p{p}" for p in PERCENTILES] + ["max"]
     tables = [
         _table(grouped.by, ["rows", *statuses], width, {
             name: [f"{g.rows:,}", *(f"{g.status[s]:,}" for s in statuses)]
             for name, g in groups.items()}),
-        _table("grade (share of graded)", ["graded", *GRADES], width, {
+        _table(titles[0], ["puzzles", *LADDER_LABELS.values()], width, {
+            name: [f"{g.laddered:,}", *(share_text(g.ladder[key], g.laddered)
+                                        for key in LADDER_LABELS)]
+            for name, g in groups.items()}),
+        _table(titles[1], ["graded", *GRADES], width, {
             name: [f"{g.graded:,}", *(share_text(g.grade_ladder[rung], g.graded) for rung in GRADES)]
             for name, g in groups.items()}),
         _table("search_nodes", keys, width, {
@@ -528,7 +592,56 @@ def format_groups(grouped: Grouped) -> str:
         tables.append(_table("rating", ["rows", *keys], width, {
             name: [f"{g.rating.rows:,}", *(decimal_text(getattr(g.rating, k)) for k in keys)]
             for name, g in groups.items()}))
+    sizes = sorted({size for g in groups.values() for size in g.backdoor_size_histogram})
+    if sizes:
+        tables.append(_table(titles[2], ["unique", *map(str, sizes), "more than 3"], width, {
+            name: [f"{g.status['unique']:,}",
+                   *(share_text(g.backdoor_size_histogram.get(size, 0), g.status["unique"])
+                     for size in sizes),
+                   share_text(g.status["unique"] - sum(g.backdoor_size_histogram.values()),
+                              g.status["unique"])]
+            for name, g in groups.items()}))
     return "\n\n".join(tables)
+
+
+def format_duplicates(found: dict[str, Duplicates], labels: dict[str, str]) -> str:
+    """``summarize --duplicates`` as text: for each kind, the counts, the sets of inputs that
+    share puzzles, and the largest classes with their first rows."""
+    titles = {"exact": "exact duplicates (the same grid)",
+              "symmetry": "duplicates up to symmetry (the same canonical form, SPEC 6)"}
+    blocks = []
+    for kind, dup in found.items():
+        lines = [f"{titles[kind]}: {dup.distinct:,} distinct of {dup.rows:,} rows; "
+                 f"{dup.rows - dup.distinct:,} rows repeat an earlier one, in {dup.repeated:,} "
+                 "classes"]
+        if dup.shared:
+            lines.append("  inputs sharing puzzles (classes):")
+            lines += [f"    {' & '.join(labels.get(i, i) for i in inputs)}: {classes:,}"
+                      for inputs, classes in dup.shared.items()]
+        if dup.largest:
+            lines.append("  largest classes (rows, first rows, value):")
+            lines += [f"    {c.rows:>6,}  "
+                      + ", ".join(f"{labels.get(s, s)}:{r}" for s, r in c.where)
+                      + (", ..." if c.rows > len(c.where) else "") + f"  {c.value}"
+                      for c in dup.largest]
+        blocks.append("\n".join(escaped(line) for line in lines))
+    if "symmetry" not in found:
+        blocks.append("(up to symmetry: not counted; the run has no canonical forms: "
+                      "--measures canonical)")
+    return "\n\n".join(blocks)
+
+
+def format_hardest(hardest: list[Hard], labels: dict[str, str]) -> str:
+    """``summarize --hardest`` as a table: rank, where, numbers, and the puzzle as one line."""
+    header = (f"{'#':>3}  {'rating':>6}  {'nodes':>10}  {'depth':>5}  {'grade':<13}  "
+              f"{'givens':>6}  where, puzzle")
+    lines = [header]
+    for rank, hard in enumerate(hardest, start=1):
+        where = f"{labels.get(hard.source, hard.source)}:{hard.row}"
+        lines.append(f"{rank:>3}  {decimal_text(hard.rating):>6}  {hard.search_nodes:>10,}  "
+                     f"{hard.search_depth:>5}  {hard.grade or '-':<13}  {hard.givens:>6}  "
+                     f"{escaped(where)}  {hard.grid}")
+    return "\n".join(lines)
 
 
 def _table(title: str, headers: list[str], width: int, rows: dict[str, list[str]]) -> str:

@@ -464,3 +464,21 @@ def test_a_puzzle_column_that_is_not_text_is_named_for_what_it_is(cli, tmp_path,
     if kind != pa.int64():
         result, _ = runs.run_cli(cli, tmp_path, path)
         assert "leading zeros" not in result.stderr
+
+
+def test_cast_reads_an_input_column_as_numbers(cli, tmp_path):
+    """Radcliffe's difficulty arrives from CSV as text; --cast makes it a number."""
+    path = tmp_path / "rated.csv"
+    path.write_text(f"puzzle,difficulty,level\n{EASY},0.0,easy\n{EASY},2.5,hard\n")
+    out = tmp_path / "out"
+    done = cli("solve-dataset", path, "-o", out, "-q", "--workers", "1", "--cast",
+               "difficulty:float")
+    assert done.exit_code == 0, done.stderr
+    frame = pl.read_parquet(out)
+    assert frame.schema["difficulty"] == pl.Float64 and frame["difficulty"].to_list() == [0, 2.5]
+    assert frame.schema["level"] == pl.String
+    for case, (words, cast) in enumerate([
+            ("cannot cast column 'level' to int64", "level:int"),
+            ("no input has", "dificulty:float"),
+            ("TYPE one of int, float, bool, string", "difficulty:decimal")]):
+        runs.assert_one_line_error(cli, tmp_path / str(case), path, words, "--cast", cast)

@@ -53,8 +53,8 @@ def test_summarize_write_of_a_stopped_run_says_it_is_incomplete_and_the_run_stil
     assert summary.complete is False and summary.rows_in is None
 
     again = runs.run(args)  # before the fix: exit 0, nothing solved, 80% of the rows dropped
-    assert again.returncode == 3 and again.stderr.startswith("error: time limit of 1.2 s")
-    assert len(runs.parts(out)) >= solved
+    assert len(runs.parts(out)) > solved  # it went on (and may have finished)
+    assert again.returncode == 0 or again.stderr.startswith("error: time limit of 1.2 s")
     finished = runs.run(runs.command(path, out, *runs.SLOW_OPTIONS, "--workers", "2"))
     assert finished.returncode == 0, finished.stderr
     runs.assert_same_run(out, reference)

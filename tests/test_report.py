@@ -255,3 +255,50 @@ def test_the_temporary_file_of_a_killed_report_is_removed_by_the_next(measured_r
         writer.kill()
         writer.wait()
     assert not left.exists() and running.exists()
+
+
+# --- answers without code (issue 23) ------------------------------------------------------------
+
+
+def test_summarize_duplicates_names_the_inputs_that_share_puzzles(cli, tmp_path):
+    """Two inputs sharing puzzles, one of them up to symmetry only."""
+    puzzles = (DATA / "norvig_hardest_8.txt").read_text().splitlines()
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text("\n".join(puzzles[:4]) + "\n")
+    transposed = "".join(puzzles[3][9 * c + r] for r in range(9) for c in range(9))
+    second.write_text("\n".join([puzzles[0], transposed, puzzles[5]]) + "\n")
+    out = tmp_path / "out"
+    assert cli("solve-dataset", first, second, "-o", out, "-q", "--measures",
+               "canonical").exit_code == 0
+    done = cli("summarize", out, "--duplicates")
+    assert done.exit_code == 0, done.stderr
+    assert "exact duplicates (the same grid): 6 distinct of 7 rows" in done.stdout
+    assert "up to symmetry (the same canonical form, SPEC 6): 5 distinct of 7 rows" in done.stdout
+    assert "    a.txt & b.txt: 1" in done.stdout and "    a.txt & b.txt: 2" in done.stdout
+    as_json = json.loads(cli("summarize", out, "--duplicates", "--json").stdout)
+    assert as_json["symmetry"]["shared"] == [{"inputs": [str(first), str(second)], "classes": 2}]
+
+
+def test_summarize_hardest_lists_the_puzzles_to_copy(cli, measured_run):
+    done = cli("summarize", measured_run, "--hardest", "5")
+    assert done.exit_code == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].split()[:4] == ["#", "rating", "nodes", "depth"] and len(lines) == 6
+    frame = pl.read_parquet(measured_run).filter(pl.col("status").is_in(["unique", "solved"]))
+    top = frame.sort(["rating", "search_nodes"], descending=True, nulls_last=True).head(5)
+    for line, grid in zip(lines[1:], top["grid"], strict=True):
+        assert line.endswith(grid)
+    as_json = json.loads(cli("summarize", measured_run, "--hardest", "3", "--json").stdout)
+    assert [hard["grid"] for hard in as_json] == top["grid"].head(3).to_list()
+    assert cli("summarize", measured_run, "--hardest", "3", "--duplicates").exit_code == 2
+
+
+def test_every_share_of_the_summary_says_what_it_is_a_share_of(cli, measured_run):
+    table = cli("summarize", measured_run).stdout
+    assert "(shares of the 219 rows)" in table
+    assert "puzzles neither invalid nor contradictory)" in table
+    assert "graded puzzles: unique or solved; rules bird)" in table
+    grouped = cli("summarize", measured_run, "--by", "source").stdout
+    assert "ladder (share of puzzles)" in grouped and "needs search" in grouped
+    assert "backdoor size (share of unique)" in grouped
+    assert "kaggle_20.csv" in grouped and str(DATA) not in grouped  # inputs by file name

@@ -96,13 +96,15 @@ def inspect_input(
     column: str = "",
     solution_column: str = "",
     delimiter: str = "",
+    casts: dict[str, str] | None = None,
     reserved: Iterable[str] = (),
 ) -> InputFile:
     """Read the header (CSV), metadata (Parquet) or first lines (txt) of ``path``.
 
     ``column`` / ``solution_column`` name the puzzle and published-solution columns
     ("" means: find them by name); ``delimiter`` separates a CSV file's fields ("" means: by
-    its name); ``reserved`` are output column names: an input column with one of those names
+    its name); ``casts`` ({column: type name}) are columns to read as another type;
+    ``reserved`` are output column names: an input column with one of those names
     is passed through as ``input_<name>``. Every column of the output must have its own name,
     so duplicated names are refused here.
     """
@@ -114,7 +116,8 @@ def inspect_input(
     delimiter = delimiter or reader.default_delimiter(path)
     schema, rows = reader.inspect(path, delimiter)
     layout = column_layout(path, schema, puzzle_column=reader.fixed_puzzle_column(),
-                           column=column, solution_column=solution_column, reserved=reserved)
+                           column=column, solution_column=solution_column, casts=casts,
+                           reserved=reserved)
     return InputFile(path, reader.name, layout.schema, layout.puzzle, layout.solution,
                      layout.renames, stamp.size, rows, stamp, delimiter)
 

@@ -54,8 +54,8 @@ class CsvReader(Reader):
             column_names=schema.names, skip_rows=1, block_size=CSV_BLOCK_BYTES, use_threads=False
         )
         parse_options = pacsv.ParseOptions(delimiter=source.delimiter)
-        convert_options = pacsv.ConvertOptions(
-            column_types=dict(zip(schema.names, schema.types, strict=True)),
+        convert_options = pacsv.ConvertOptions(  # text as written; a cast comes after
+            column_types=dict.fromkeys(schema.names, pa.string()),
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
         )

@@ -16,7 +16,7 @@ from typing import BinaryIO, TextIO
 import pyarrow as pa
 
 from pipeline import storage
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, one_line
 from pipeline.text import escaped
 
 PUZZLE_NAMES = ("puzzle", "puzzles", "quizzes", "quiz", "grid", "sudoku", "board")
@@ -119,6 +119,10 @@ class Layout:
     renames: dict[str, str]
 
 
+# The Arrow type of each type name the ``cast`` setting takes.
+CAST_TYPES = {"int": pa.int64(), "float": pa.float64(), "bool": pa.bool_(), "string": pa.string()}
+
+
 def column_layout(
     where: str,
     schema: pa.Schema,
@@ -126,10 +130,12 @@ def column_layout(
     puzzle_column: str | None = None,
     column: str = "",
     solution_column: str = "",
+    casts: dict[str, str] | None = None,
     reserved: Iterable[str] = (),
 ) -> Layout:
     """How the columns ``schema`` of an input (a file, or a frame, named ``where`` in messages)
-    are passed through, checked: unique names, a puzzle column of text, no clash after renames.
+    are passed through, checked: unique names, a puzzle column of text, no clash after renames,
+    the columns named in ``casts`` ({column: type name}) of that type (those it has).
     ``puzzle_column`` is the format's only column, when it has one (text files)."""
     where = escaped(where)
     _check_unique_names(where, schema.names)
@@ -138,6 +144,13 @@ def column_layout(
     else:
         puzzle, solution = _puzzle_and_solution(where, schema, column, solution_column)
     schema = _as_text(schema, [puzzle, solution])
+    for name, kind in (casts or {}).items():
+        if name in (puzzle, solution):
+            raise PipelineError(f"{where}: column {name!r} holds the puzzles or their "
+                                "solutions, which stay text; cast another column")
+        if name in schema.names:
+            index = schema.get_field_index(name)
+            schema = schema.set(index, schema.field(index).with_type(CAST_TYPES[kind]))
     renames = _renames(where, schema.names, set(reserved))
     if renames:
         schema = pa.schema([field.with_name(renames.get(field.name, field.name)) for field in schema])
@@ -152,16 +165,21 @@ def conform(table: pa.Table, layout: Layout) -> pa.Table:
 
 
 def as_schema(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
-    """``batch`` with the names and types of ``schema``: renamed columns, and dictionary
-    encoded text decoded."""
+    """``batch`` with the names and types of ``schema``: renamed columns, dictionary encoded
+    text decoded, and columns cast (``cast``) to their type."""
     if batch.schema.equals(schema, check_metadata=False):
         return batch
-    columns = [
-        column.dictionary_decode()
-        if pa.types.is_dictionary(column.type) and not pa.types.is_dictionary(field.type)
-        else column
-        for column, field in zip(batch.columns, schema, strict=True)
-    ]
+    columns = []
+    for column, field in zip(batch.columns, schema, strict=True):
+        if pa.types.is_dictionary(column.type) and not pa.types.is_dictionary(field.type):
+            column = column.dictionary_decode()
+        if column.type != field.type:
+            try:
+                column = column.cast(field.type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
+                raise PipelineError(f"cannot cast column {field.name!r} to {field.type}: "
+                                    f"{one_line(err)}") from None
+        columns.append(column)
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
 
