@@ -1,5 +1,6 @@
 """Puzzle strings in Arrow, without a Python object per row: a text column as one contiguous
-array, its 81-byte values as an (n, 81) byte matrix, and such a matrix back as strings."""
+array, its values of C bytes (81 for Sudoku) as an (n, C) byte matrix, and such a matrix back as
+strings."""
 
 from __future__ import annotations
 
@@ -16,12 +17,16 @@ def text_array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     return column
 
 
-def ascii_grid(puzzles: pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """The raw bytes of each 81-byte string as a row of an (n, 81) uint8 matrix, and a mask
-    of the rows that fit (not null, exactly 81 bytes); rows that do not fit are zeros.
+def byte_lengths(puzzles: pa.Array) -> np.ndarray:
+    """The length in bytes of each value of a text array; -1 for a null."""
+    offsets, _ = _buffers(puzzles)
+    lengths = np.diff(offsets).astype(np.int64)
+    if puzzles.null_count:
+        lengths[~puzzles.is_valid().to_numpy(zero_copy_only=False)] = -1
+    return lengths
 
-    Zero-copy when every row fits and the strings are contiguous (the common case).
-    """
+
+def _buffers(puzzles: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     n = len(puzzles)
     offset_type = np.int64 if pa.types.is_large_string(puzzles.type) else np.int32
     _, offsets_buffer, data_buffer = puzzles.buffers()
@@ -29,22 +34,34 @@ def ascii_grid(puzzles: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     data = (
         np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else np.zeros(0, np.uint8)
     )
-    fits = np.diff(offsets) == 81
+    return offsets, data
+
+
+def ascii_grid(puzzles: pa.Array, cells: int = 81) -> tuple[np.ndarray, np.ndarray]:
+    """The raw bytes of each string of ``cells`` bytes as a row of an (n, cells) uint8 matrix,
+    and a mask of the rows that fit (not null, exactly ``cells`` bytes); rows that do not fit
+    are zeros.
+
+    Zero-copy when every row fits and the strings are contiguous (the common case).
+    """
+    n = len(puzzles)
+    offsets, data = _buffers(puzzles)
+    fits = np.diff(offsets) == cells
     if puzzles.null_count:
         fits &= puzzles.is_valid().to_numpy(zero_copy_only=False)
-    if fits.all() and offsets[-1] - offsets[0] == 81 * n:
-        return data[offsets[0] : offsets[-1]].reshape(n, 81), fits
-    grid = np.zeros((n, 81), dtype=np.uint8)
+    if fits.all() and offsets[-1] - offsets[0] == cells * n:
+        return data[offsets[0] : offsets[-1]].reshape(n, cells), fits
+    grid = np.zeros((n, cells), dtype=np.uint8)
     starts = offsets[:-1][fits]
-    grid[fits] = data[starts[:, None] + np.arange(81)]
+    grid[fits] = data[starts[:, None] + np.arange(cells)]
     return grid, fits
 
 
 def digits_array(grid: np.ndarray, present: np.ndarray) -> pa.Array:
-    """An Arrow string array of the rows of an (n, 81) ASCII matrix; null where not
+    """An Arrow string array of the rows of an (n, C) ASCII matrix; null where not
     ``present``. Built from buffers, without a per-row Python object."""
-    n = len(grid)
-    offsets = np.arange(0, 81 * (n + 1), 81, dtype=np.int32)
+    n, cells = grid.shape
+    offsets = np.arange(0, cells * (n + 1), cells, dtype=np.int32)
     nulls = int(n - np.count_nonzero(present))
     validity = pa.py_buffer(np.packbits(present, bitorder="little")) if nulls else None
     return pa.StringArray.from_buffers(

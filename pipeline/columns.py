@@ -18,26 +18,36 @@ import pyarrow.compute as pc
 
 from pipeline.arrow import ascii_grid, digits_array, text_array
 from solver.api import BatchResult
-from solver.vocabulary import BLANKS, GRADES, STATUSES
+from solver.grid import INVALID_BYTE, symbols
+from solver.vocabulary import GRADES, STATUSES
 
-# A puzzle's bytes as the ``grid`` column writes them: digits as they are, every blank
-# convention as ".", so that one column holds every input's puzzles alike.
-NORMAL_BYTE = np.zeros(256, np.uint8)
-NORMAL_BYTE[np.frombuffer(b"123456789", np.uint8)] = np.frombuffer(b"123456789", np.uint8)
-NORMAL_BYTE[np.frombuffer(BLANKS.encode(), np.uint8)] = ord(".")
+
+@functools.cache
+def normal_bytes(boxsize: int, alphabet: str) -> np.ndarray:
+    """A puzzle's bytes as the ``grid`` column writes them: each symbol as its alphabet writes
+    it (upper case), every blank convention as ".", so that one column holds every input's
+    puzzles alike."""
+    written = symbols(boxsize, alphabet)
+    table = np.frombuffer(("." + written.symbols).encode(), np.uint8)
+    known = written.values != INVALID_BYTE
+    normal = np.zeros(256, np.uint8)
+    normal[known] = table[written.values[known]]
+    return normal
 
 
 @dataclass(frozen=True)
 class Solved:
-    """A batch as its result columns read it: the input rows, their puzzles as (n, 81) bytes,
-    what the solver found, and where the rows come from."""
+    """A batch of one box size as its result columns read it: the input rows, their puzzles as
+    (n, C) bytes, what the solver found, the bytes of its symbols normalised (``normal``),
+    and where the rows come from (``source``, ``rows``: each row's index in it)."""
 
     table: pa.Table
     grid: np.ndarray
     result: BatchResult
     solution_column: str | None
+    normal: np.ndarray
     source: str
-    first_row: int
+    rows: np.ndarray
 
     @functools.cached_property
     def valid(self) -> np.ndarray:
@@ -93,10 +103,11 @@ def _solution_matches(solved: Solved) -> pa.Array:
     if solved.solution_column is None:
         return pa.nulls(n, pa.bool_())
     published = text_array(solved.table.column(solved.solution_column))
-    published_grid, fits = ascii_grid(published)
-    # A solution found is 81 digits, so a published one with any blank (whatever its
-    # convention) cannot equal it: comparing the raw bytes ignores blank conventions.
-    equal = _rows_as_bytes(published_grid) == _rows_as_bytes(solved.result.first_solution)
+    published_grid, fits = ascii_grid(published, solved.grid.shape[1])
+    # A solution found has no blank, so a published one with any blank (whatever its
+    # convention) cannot equal it: comparing the bytes (letters in one case) ignores blanks.
+    equal = (_rows_as_bytes(solved.normal[published_grid])
+             == _rows_as_bytes(solved.result.first_solution))
     matches = fits & solved.has_solution & equal
     lengths = pc.binary_length(published).to_numpy(zero_copy_only=False)
     unknown = published.is_null().to_numpy(zero_copy_only=False) | (lengths == 0) | ~solved.valid
@@ -104,20 +115,25 @@ def _solution_matches(solved: Solved) -> pa.Array:
 
 
 def _rows_as_bytes(grid: np.ndarray) -> np.ndarray:
-    """An (n, 81) uint8 matrix as n 81-byte strings, compared with one memcmp per row."""
-    return np.ascontiguousarray(grid, dtype=np.uint8).view(np.dtype((np.void, 81))).reshape(-1)
+    """An (n, C) uint8 matrix as n strings of C bytes, compared with one memcmp per row."""
+    grid = np.ascontiguousarray(grid, dtype=np.uint8)
+    return grid.view(np.dtype((np.void, grid.shape[1]))).reshape(-1)
 
 
 RESULT_COLUMNS = (
-    Column("grid", pa.string(), "the puzzle, 81 characters with `.` for every blank convention, "
-           "whatever the input column was called (null when invalid)",
-           lambda s: digits_array(NORMAL_BYTE[s.grid], s.valid)),
+    Column("grid", pa.string(), "the puzzle, N * N characters (81 for Sudoku) with `.` for every "
+           "blank convention, letters in upper case, whatever the input column was called (null "
+           "when invalid)", lambda s: digits_array(s.normal[s.grid], s.valid)),
     Column("status", pa.string(), "`invalid`, `contradictory`, `budget_exceeded`, `unsolvable`, "
            "`solved`, `unique`, `multiple` (SPEC 3: the first that applies)",
            lambda s: labels(s.result.status, STATUSES), nullable=False),
     Column("error", pa.string(), "why a puzzle is `invalid` or `contradictory`, else null",
            lambda s: pa.array(s.result.error, pa.string())),
-    Column("givens", pa.int8(), "given digits (null when invalid)", _metric("givens", pa.int8())),
+    Column("boxsize", pa.int8(), "the box size b of the puzzle, N = b * b (SPEC 7: 3 for Sudoku; "
+           "null for an invalid row under boxsize auto)",
+           lambda s: pa.array(s.result.boxsize, pa.int8(), mask=s.result.boxsize == 0)),
+    Column("givens", pa.int16(), "given digits (null when invalid)",
+           _metric("givens", pa.int16())),
     Column("n_solutions", pa.int32(), "solutions found, at most `max_solutions`",
            _metric("n_solutions", pa.int32())),
     Column("solutions_capped", pa.bool_(), "the count stopped at `max_solutions`",
@@ -129,7 +145,7 @@ RESULT_COLUMNS = (
     Column("search_depth", pa.int32(), "deepest search node", _metric("search_depth", pa.int32())),
     Column("search_nodes", pa.int64(), "search nodes visited, root included",
            _metric("search_nodes", pa.int64())),
-    Column("first_solution", pa.string(), "the first solution found, 81 digits, else null",
+    Column("first_solution", pa.string(), "the first solution found, N * N symbols, else null",
            lambda s: digits_array(s.result.first_solution, s.has_solution)),
     Column("solution_matches", pa.bool_(), "first solution = published solution; null without "
            "one", _solution_matches),
@@ -151,9 +167,7 @@ RESULT_COLUMNS = (
            "directory)", lambda s: pa.repeat(pa.scalar(s.source, pa.string()), s.table.num_rows),
            nullable=False),
     Column("row", pa.int64(), "0-based row within that file (comment lines of a text file are "
-           "not rows)",
-           lambda s: pa.array(np.arange(s.table.num_rows, dtype=np.int64) + s.first_row),
-           nullable=False),
+           "not rows)", lambda s: pa.array(s.rows, pa.int64()), nullable=False),
 )
 RESULT_FIELDS = tuple(column.field for column in RESULT_COLUMNS)
 RESULT_NAMES = tuple(column.name for column in RESULT_COLUMNS)

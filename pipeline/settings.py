@@ -120,6 +120,13 @@ class Settings:
     rating_samples: int = setting(DEFAULTS.rating_samples, "Symmetric copies a rating averages "
                                   "over (SPEC 5.2).", "count", low=1, high=MAX_RATING_SAMPLES,
                                   scope="rows")
+    boxsize: int | str = setting(DEFAULTS.boxsize, "The box size b of the puzzles, N = b * b: 3 "
+                                 "for Sudoku (81 cells), 2 for 4 x 4, 4 for 16 x 16, 5 for 25 x "
+                                 "25, or auto: each row's from its length (SPEC 7).", "choice",
+                                 choices=("2", "3", "4", "5", "auto"), scope="rows")
+    alphabet: str = setting(DEFAULTS.alphabet, "The symbols of the digits 1..N in order (e.g. "
+                            "0123456789ABCDEF for hexadoku written with 0); empty: 1-9 then "
+                            "A-P.", "text", scope="rows", text="N symbols")
 
     def to_dict(self) -> dict[str, Any]:
         """The settings as plain data (JSON-able, lists for tuples, so that a record read back
@@ -206,8 +213,9 @@ def load_settings(config: Path | str | Sequence[Path | str] | None = None,
         settings = replace(settings, workers=available_cores())
     if settings.max_nodes == 0:
         settings = replace(settings, max_nodes=DEFAULTS.max_nodes)
-    settings.solve_options  # noqa: B018 -- made, so checked, here, once; the run carries it
-    return settings
+    # The solver's settings are checked here, once (and a box size given as text, "4" from the
+    # command line, is the number 4, as it is in a TOML file).
+    return replace(settings, boxsize=settings.solve_options.boxsize)
 
 
 def _solve_options(settings: Settings) -> SolveOptions:

@@ -27,6 +27,7 @@ from solver.vocabulary import GRADES, STATUSES
 # The output columns the stats are computed from (all a kept part is read for).
 STATS_COLUMNS = (
     "status",
+    "boxsize",
     "givens",
     "prune_solvable",
     "singles_solvable",
@@ -43,7 +44,7 @@ STATS_COLUMNS = (
 LADDER = ("prune_solvable", "singles_solvable_only", "needs_search")
 # The percentiles a summary gives of search_nodes and rating (nearest-rank).
 PERCENTILES = (50, 90, 99)
-HISTOGRAMS = ("search_depth", "search_nodes", "givens", "rating", "backdoor_size")
+HISTOGRAMS = ("boxsize", "search_depth", "search_nodes", "givens", "rating", "backdoor_size")
 _INVALID = STATUSES.index("invalid")
 _CONTRADICTORY = STATUSES.index("contradictory")
 
@@ -59,6 +60,7 @@ class Stats:
     rows: int = 0
     parts: int = 0
     status: Counter = field(default_factory=Counter)
+    boxsize: Counter = field(default_factory=Counter)  # rows per box size (SPEC 7)
     ladder: Counter = field(default_factory=Counter)
     solution_matches: Counter = field(default_factory=Counter)  # "true" / "false"
     search_depth: Counter = field(default_factory=Counter)
@@ -224,6 +226,7 @@ class Numbers:
 
     rows: int
     status: dict[str, int]
+    boxsize_histogram: dict[int, int]
     ladder: dict[str, int]
     grade_ladder: dict[str, int]
     search_depth_histogram: dict[int, int]
@@ -238,6 +241,7 @@ class Numbers:
         return cls(
             rows=stats.rows,
             status={name: stats.status[name] for name in STATUSES},
+            boxsize_histogram=_sorted(stats.boxsize),
             ladder={name: stats.ladder[name] for name in LADDER},
             grade_ladder={name: stats.grade[name] for name in GRADES},
             search_depth_histogram=_sorted(stats.search_depth),
@@ -262,6 +266,7 @@ class Numbers:
         return {
             "rows": self.rows,
             "status": self.status,
+            "boxsize_histogram": _json_histogram(self.boxsize_histogram),
             "ladder": self.ladder,
             "grade_ladder": self.grade_ladder,
             "search_depth_histogram": _json_histogram(self.search_depth_histogram),
@@ -277,6 +282,7 @@ class Numbers:
         return cls(
             rows=data["rows"],
             status=dict(data["status"]),
+            boxsize_histogram=_int_histogram(data["boxsize_histogram"]),
             ladder=dict(data["ladder"]),
             grade_ladder=dict(data["grade_ladder"]),
             search_depth_histogram=_int_histogram(data["search_depth_histogram"]),

@@ -505,6 +505,11 @@ def format_summary(summary: Summary) -> str:
     ]
     for name, count in numbers.status.items():
         lines.append(f"  {name:<24}{count:>12,}{share_text(count, rows_out):>9}")
+    if len(numbers.boxsize_histogram) > 1 or 3 not in numbers.boxsize_histogram:
+        lines += ["", f"{'box size (SPEC 7)':<26}{'rows':>12}{'share':>9}",
+                  *(f"  {f'{b} ({b * b} x {b * b})':<24}{count:>12,}"
+                    f"{share_text(count, rows_out):>9}"
+                    for b, count in numbers.boxsize_histogram.items())]
     laddered = numbers.laddered
     lines += [
         "",

@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from pipeline.arrow import ascii_grid, text_array
-from pipeline.columns import Solved, result_arrays
+from pipeline.arrow import ascii_grid, byte_lengths, text_array
+from pipeline.columns import Solved, normal_bytes, result_arrays
 from pipeline.part import PartInfo, write_part
 from pipeline.provenance import installed
 from pipeline.stats import Stats
+from solver.grid import boxsize_of, length_error
 from solver.options import SolveOptions
 
 MISSING_PUZZLE = "missing puzzle (null)"
@@ -91,14 +92,23 @@ def solve_table(
     first_row: int,
 ) -> pa.Table:
     """The rows of ``table`` with the result columns, as ``schema`` (the output schema) has
-    them: rows ``first_row``, ``first_row + 1``, ... of ``source``."""
+    them: rows ``first_row``, ``first_row + 1``, ... of ``source``. Rows of each box size
+    (SPEC 7) are solved together; a batch of one (the usual case) as it is."""
     import solver
 
     puzzles = text_array(table.column(puzzle_column))
-    grid, fits = ascii_grid(puzzles)
-    errors = None if fits.all() else _misfit_errors(puzzles, grid, fits, solver.parse_error)
-    result = solver.solve_ascii(grid, options, errors=errors)
-    columns = result_arrays(Solved(table, grid, result, solution_column, source, first_row))
+    numbers = np.arange(table.num_rows, dtype=np.int64) + first_row
+    pieces = []
+    for group in boxsize_groups(puzzles, options, solver.parse_error):
+        result = solver.solve_ascii(group.grid, options, errors=group.errors)
+        if group.misfits and options.boxsize == "auto":
+            result.boxsize[:] = 0  # no box size: its length is none of them
+        rows = slice(None) if group.rows is None else group.rows
+        part = table if group.rows is None else table.take(group.rows)
+        normal = normal_bytes(group.boxsize, options.alphabet_of(group.boxsize))
+        pieces.append((group.rows, result_arrays(Solved(part, group.grid, result, solution_column,
+                                                        normal, source, numbers[rows]))))
+    columns = _in_row_order(pieces, table.num_rows)
     arrays = []
     for field in schema:
         if field.name in columns:
@@ -110,21 +120,72 @@ def solve_table(
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _misfit_errors(puzzles: pa.Array, grid: np.ndarray, fits: np.ndarray, parse_error) -> list:
-    """The parse error of each row that did not fit the grid (null, or not 81 bytes), with
-    rows that fit once their line ending is removed (SPEC: nothing is trimmed but line
-    endings) copied into ``grid`` after all. One Python step per misfit row only."""
-    errors: list[str | None] = [None] * len(puzzles)
-    for i in np.flatnonzero(~fits).tolist():
+@dataclass(frozen=True)
+class Group:
+    """The rows of a batch of one box size: which (None: all, in order), their puzzles as
+    (n, C) bytes, and the errors of rows known invalid (None: no such row). The rows that fit
+    no box size (``misfits``) are a group of their own, with the default box size's width."""
+
+    boxsize: int
+    rows: np.ndarray | None
+    grid: np.ndarray
+    errors: list[str | None] | None
+    misfits: bool = False
+
+
+def boxsize_groups(puzzles: pa.Array, options: SolveOptions, parse_error) -> list[Group]:
+    """The rows of ``puzzles`` in groups of one box size (``options.boxsize``, or by length
+    under "auto"), with the rows that fit none (their error said) last. A row that fits once
+    its line ending is removed (SPEC: nothing is trimmed but line endings) fits; one Python
+    step per such row only."""
+    lengths = byte_lengths(puzzles)
+    sizes = np.zeros(len(puzzles), np.int8)
+    for boxsize in options.boxsizes:
+        sizes[lengths == boxsize**4] = boxsize
+    if not len(puzzles):
+        fallback = options.boxsizes[0] if len(options.boxsizes) == 1 else 3
+        return [Group(fallback, None, np.zeros((0, fallback**4), np.uint8), None)]
+    if (sizes == sizes[0]).all() and sizes[0]:  # one box size, every row fits: no copy
+        grid, _ = ascii_grid(puzzles, int(sizes[0]) ** 4)
+        return [Group(int(sizes[0]), None, grid, None)]
+    texts: dict[int, str] = {}
+    errors: dict[int, str] = {}
+    for i in np.flatnonzero(sizes == 0).tolist():
         text = puzzles[i].as_py()
         if text is None:
             errors[i] = MISSING_PUZZLE
             continue
         text = text.rstrip("\r\n")
-        data = text.encode("utf-8", "surrogateescape")
-        if len(data) == 81 and len(text) == 81:
-            grid[i] = np.frombuffer(data, dtype=np.uint8)
-            fits[i] = True
+        size = boxsize_of(text, options.boxsize)
+        if size is not None and len(text.encode("utf-8", "surrogateescape")) == len(text):
+            sizes[i] = size
+            texts[i] = text
         else:
-            errors[i] = parse_error(text) or f"expected 81 cells, got {len(text)}"
-    return errors
+            errors[i] = parse_error(text, options.boxsize, options.alphabet) or length_error(
+                len(text), options.boxsize)
+    groups = []
+    for boxsize in sorted(set(sizes.tolist()) - {0}):
+        rows = np.flatnonzero(sizes == boxsize)
+        grid, fits = ascii_grid(puzzles.take(pa.array(rows)), boxsize**4)
+        for j in np.flatnonzero(~fits).tolist():
+            grid[j] = np.frombuffer(texts[int(rows[j])].encode(), np.uint8)
+        groups.append(Group(boxsize, rows, grid, None))
+    misfits = np.flatnonzero(sizes == 0)
+    if len(misfits):
+        width = (3 if options.boxsize == "auto" else options.boxsize) ** 4
+        groups.append(Group(3 if options.boxsize == "auto" else options.boxsize, misfits,
+                            np.zeros((len(misfits), width), np.uint8),
+                            [errors[i] for i in misfits.tolist()], misfits=True))
+    return groups
+
+
+def _in_row_order(pieces: list[tuple[np.ndarray | None, dict[str, pa.Array]]],
+                  n: int) -> dict[str, pa.Array]:
+    """The columns of the groups' rows, put back in the batch's row order."""
+    if len(pieces) == 1 and pieces[0][0] is None:
+        return pieces[0][1]
+    order = np.empty(n, np.int64)
+    order[np.concatenate([rows for rows, _ in pieces])] = np.arange(n)
+    return {name: pa.concat_arrays([columns[name] for _, columns in pieces]).take(
+                pa.array(order))
+            for name in pieces[0][1]}

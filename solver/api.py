@@ -18,7 +18,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver import bird, ladder
-from solver.grid import ascii_rows, contradiction, grids_from_ascii, parse_error, text_of
+from solver.grid import (
+    BOXSIZE_OF_CELLS,
+    ascii_rows,
+    boxsize_of,
+    contradiction,
+    grids_from_ascii,
+    length_error,
+    parse_error,
+    strip_line_ending,
+    symbols,
+    text_of,
+)
 from solver.options import SolveOptions, check_choice, options_with
 from solver.records import MISSING, Difficulty, SearchColumns
 from solver.vocabulary import GRADES, IMPLEMENTATIONS, STATUSES
@@ -43,6 +54,7 @@ class Result:
     rating: float | None = None  # SPEC 5.2; None unless asked for and status is unique
     backdoor_size: int | None = None  # SPEC 5.3; None unless asked for, unique, and at most 3
     canonical: str | None = None  # SPEC 6; None unless asked for, and for an invalid puzzle
+    boxsize: int | None = None  # SPEC 7; None for an invalid puzzle under boxsize "auto"
 
 
 @dataclass
@@ -51,26 +63,29 @@ class BatchResult:
 
     Where ``valid`` is False (invalid rows) ``givens`` and every metric are meaningless and are to
     be written as null; ``first_solution`` rows are meaningful only where ``has_solution``.
-    ``grade`` and ``backdoor_size`` are null where -1, ``rating`` where NaN.
+    ``grade`` and ``backdoor_size`` are null where -1, ``rating`` where NaN, ``boxsize`` where
+    0 (an invalid row under boxsize "auto"). The grid-shaped columns are C bytes wide, C the
+    cells of the batch's largest box size; a row of a smaller box size fills its first cells.
     """
 
     status: np.ndarray  # uint8, index into STATUSES
     error: list[str | None]
     valid: np.ndarray  # bool
-    givens: np.ndarray  # int8
+    boxsize: np.ndarray  # int8: 2, 3, 4 or 5; 0 = null
+    givens: np.ndarray  # int16
     n_solutions: np.ndarray  # int32
     solutions_capped: np.ndarray  # bool
     prune_solvable: np.ndarray  # bool
     singles_solvable: np.ndarray  # bool
     search_depth: np.ndarray  # int32
     search_nodes: np.ndarray  # int64
-    first_solution: np.ndarray  # (n, 81) uint8, ASCII digits
+    first_solution: np.ndarray  # (n, C) uint8, the ASCII of the solution's symbols
     has_solution: np.ndarray  # bool
     solve_us: np.ndarray  # float64
     grade: np.ndarray  # int8, index into GRADES; -1 = null
     rating: np.ndarray  # float64; NaN = null
     backdoor_size: np.ndarray  # int8; -1 = null
-    canonical: np.ndarray  # (n, 81) uint8 ASCII, "." for blanks; zero bytes = null
+    canonical: np.ndarray  # (n, C) uint8 ASCII, "." for blanks; zero bytes = null
 
     def __len__(self) -> int:
         return len(self.status)
@@ -83,10 +98,14 @@ class BatchResult:
 
     def row(self, i: int) -> Result:
         """Row ``i`` as a ``Result`` (nulls where SPEC says so)."""
+        boxsize = int(self.boxsize[i]) or None
         if not self.valid[i]:
-            return Result(STATUSES[self.status[i]], self.error[i], *([None] * 9))
+            return Result(STATUSES[self.status[i]], self.error[i], *([None] * 9), boxsize=boxsize)
+        cells = boxsize**4
         rating, backdoor_size = float(self.rating[i]), int(self.backdoor_size[i])
-        solution = self.first_solution[i].tobytes().decode() if self.has_solution[i] else None
+        solution = (self.first_solution[i, :cells].tobytes().decode() if self.has_solution[i]
+                    else None)
+        canonical = self.canonical[i, :cells].tobytes().decode() if self.canonical[i, 0] else None
         return Result(
             status=STATUSES[self.status[i]],
             error=self.error[i],
@@ -102,69 +121,110 @@ class BatchResult:
             grade=None if self.grade[i] == MISSING else GRADES[self.grade[i]],
             rating=None if np.isnan(rating) else rating,
             backdoor_size=None if backdoor_size == MISSING else backdoor_size,
-            canonical=self.canonical[i].tobytes().decode() if self.canonical[i, 0] else None,
+            canonical=canonical,
+            boxsize=boxsize,
         )
+
+    @classmethod
+    def merged(cls, parts: list[tuple[np.ndarray, BatchResult]], n: int) -> BatchResult:
+        """One result of ``n`` rows from ``parts``: each the rows (indexes) it holds and their
+        result (of one box size)."""
+        width = max(part.first_solution.shape[1] for _, part in parts)
+        fields = {}
+        for name, value in vars(parts[0][1]).items():
+            if name == "error":
+                continue
+            shape = (n, width) if np.ndim(value) == 2 else (n,)
+            fields[name] = np.zeros(shape, np.asarray(value).dtype)
+        error: list[str | None] = [None] * n
+        for rows, part in parts:
+            for name, column in fields.items():
+                value = getattr(part, name)
+                if column.ndim == 2:
+                    column[rows, :value.shape[1]] = value
+                else:
+                    column[rows] = value
+            for row, message in zip(rows.tolist(), part.error, strict=True):
+                error[row] = message
+        return cls(error=error, **fields)
 
 
 def solve_grids(grids: np.ndarray, options: SolveOptions | None = None, *,
                 implementation: str = "fast", **changes) -> SearchColumns:
-    """Search well-formed grids ((n, 81) values 0..9): what the search found, per row.
-    ``changes`` replace fields of ``options`` (``solver.SolveOptions``)."""
+    """Search well-formed grids ((n, C) values 0..N, C = N * N cells of one box size): what
+    the search found, per row. ``changes`` replace fields of ``options``."""
     options = options_with(options, changes)
-    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
+    grids = np.asarray(grids, dtype=np.uint8)
+    grids = np.ascontiguousarray(grids.reshape(-1, grids.shape[-1]))
+    boxsize = BOXSIZE_OF_CELLS[grids.shape[1]]
     if _implementation(implementation) == "reference":
         return _reference_grids(grids, options)
-    from solver import fast
+    if boxsize == 3:
+        from solver import fast
 
-    return fast.solve_grids(grids, options)
+        return fast.solve_grids(grids, options)
+    from solver import fast_any
+
+    return fast_any.solve_grids(grids, options, boxsize)
 
 
 def solve_ascii(rows: np.ndarray, options: SolveOptions | None = None, *,
                 implementation: str = "fast", errors: Sequence[str | None] | None = None,
                 **changes) -> BatchResult:
-    """Solve a batch given as an (n, 81) uint8 array of the puzzles' ASCII bytes.
+    """Solve a batch given as an (n, C) uint8 array of the puzzles' ASCII bytes, C = N * N the
+    cells of one box size (81 for Sudoku).
 
-    A row holding any byte but a digit or a blank is ``invalid``.  ``errors`` may give a parse
-    error for rows known to be invalid already (e.g. of the wrong length): those rows are invalid
-    whatever their bytes.  ``options`` (or its fields as keywords, ``changes``) says how to
-    search and which optional measures of SPEC sections 5 and 6 to compute (``"rating"``, over
+    A row holding any byte but a symbol of the box size (``options.alphabet`` for its N, else
+    the default symbols) or a blank is ``invalid``.  ``errors`` may give a parse error for rows
+    known to be invalid already (e.g. of the wrong length): those rows are invalid whatever
+    their bytes.  ``options`` (or its fields as keywords, ``changes``) says how to search and
+    which optional measures of SPEC sections 5 and 6 to compute (``"rating"``, over
     ``rating_samples`` copies each searched with ``max_nodes``, ``"backdoor"`` and
     ``"canonical"``); ``grade`` is always computed.
     """
     options = options_with(options, changes)
     _implementation(implementation)
-    rows = np.ascontiguousarray(rows, dtype=np.uint8).reshape(-1, 81)
-    grids, bad = grids_from_ascii(rows)
+    rows = np.asarray(rows, dtype=np.uint8)
+    rows = np.ascontiguousarray(rows.reshape(-1, rows.shape[-1]))
+    boxsize = BOXSIZE_OF_CELLS[rows.shape[1]]
+    alphabet = options.alphabet_of(boxsize)
+    written = symbols(boxsize, alphabet)
+    grids, bad = grids_from_ascii(rows, alphabet)
     error: list[str | None] = [None] * len(rows)
     if errors is not None:  # only then a pass over the rows in Python
         error = list(errors)
         bad |= np.array([e is not None for e in error], bool).reshape(-1)
     for i in np.flatnonzero(bad):
-        error[i] = error[i] or parse_error(rows[i].tobytes().decode("utf-8", "replace"))
+        error[i] = error[i] or parse_error(rows[i].tobytes().decode("utf-8", "replace"),
+                                           boxsize, alphabet)
     found = solve_grids(grids, options, implementation=implementation)
     status = statuses(bad, found.contradictory, found.budget_exceeded, found.n_solutions,
                       options.max_solutions)
     for i in np.flatnonzero(status == STATUSES.index("contradictory")):
         error[i] = contradiction(grids[i])
     measured = difficulty(grids, status, found, options, implementation=implementation)
+    canonical = (canonical_forms(grids, ~bad, implementation)
+                 if options.measured("canonical") and boxsize == 3
+                 else np.zeros(rows.shape, np.uint8))
     return BatchResult(
-        status=status, error=error, valid=~bad, givens=found.givens, n_solutions=found.n_solutions,
-        solutions_capped=found.n_solutions >= options.max_solutions,
+        status=status, error=error, valid=~bad,
+        boxsize=np.full(len(rows), boxsize, np.int8), givens=found.givens,
+        n_solutions=found.n_solutions, solutions_capped=found.n_solutions >= options.max_solutions,
         prune_solvable=found.prune_solvable,
         singles_solvable=found.singles_solvable, search_depth=found.search_depth,
-        search_nodes=found.search_nodes, first_solution=found.first_solution,
+        search_nodes=found.search_nodes, first_solution=written.ascii(found.first_solution),
         has_solution=(found.n_solutions > 0) & ~bad, solve_us=found.solve_ns / 1000.0,
         grade=measured.grade, rating=measured.rating, backdoor_size=measured.backdoor_size,
-        canonical=canonical_forms(grids, ~bad, implementation) if options.measured("canonical")
-        else np.zeros((len(grids), 81), np.uint8),
+        canonical=canonical,
     )
 
 
 def canonical_forms(grids: np.ndarray, valid: np.ndarray,
                     implementation: str = "fast") -> np.ndarray:
-    """SPEC section 6's canonical form of each valid row of ``grids``, as (n, 81) ASCII bytes
-    (zero bytes where ``valid`` is False): ``solver.canonical`` (numba) or, for the reference
-    implementation, ``solver.canonical_reference``, which walks the symmetries one by one."""
+    """SPEC section 6's canonical form of each valid row of ``grids`` (9 x 9), as (n, 81)
+    ASCII bytes (zero bytes where ``valid`` is False): ``solver.canonical`` (numba) or, for the
+    reference implementation, ``solver.canonical_reference``, which walks the symmetries one
+    by one."""
     forms = np.zeros((len(grids), 81), np.uint8)
     if not valid.any():
         return forms
@@ -190,16 +250,35 @@ def statuses(invalid: np.ndarray, contradictory: np.ndarray, budget_exceeded: np
 
 def solve_strings(puzzles: Sequence[str], options: SolveOptions | None = None, *,
                   implementation: str = "fast", **changes) -> BatchResult:
-    """Solve a sequence of puzzle strings; options as ``solve_ascii``."""
-    rows, errors = ascii_rows(puzzles)
-    return solve_ascii(rows, options, implementation=implementation, errors=errors, **changes)
+    """Solve a sequence of puzzle strings of any box size ``options.boxsize`` takes (a
+    string of another length is invalid); options as ``solve_ascii``."""
+    options = options_with(options, changes)
+    texts = [strip_line_ending(text) for text in puzzles]
+    sizes = [boxsize_of(text, options.boxsize) for text in texts]
+    parts = []
+    for boxsize in sorted({size for size in sizes if size is not None}):
+        rows = np.array([i for i, size in enumerate(sizes) if size == boxsize], np.int64)
+        ascii, errors = ascii_rows([texts[i] for i in rows], boxsize**4)
+        parts.append((rows, solve_ascii(ascii, options, implementation=implementation,
+                                        errors=errors)))
+    misfits = np.array([i for i, size in enumerate(sizes) if size is None], np.int64)
+    if len(misfits) or not parts:
+        fallback = 3 if options.boxsize == "auto" else options.boxsize
+        errors = [length_error(len(texts[i]), options.boxsize) for i in misfits]
+        result = solve_ascii(np.zeros((len(misfits), fallback**4), np.uint8), options,
+                             implementation=implementation, errors=errors)
+        if options.boxsize == "auto":
+            result.boxsize[:] = 0
+        parts.append((misfits, result))
+    return parts[0][1] if len(parts) == 1 and len(parts[0][0]) == len(texts) and np.all(
+        parts[0][0] == np.arange(len(texts))) else BatchResult.merged(parts, len(texts))
 
 
 def solve(puzzle: str, options: SolveOptions | None = None, *, implementation: str = "fast",
           **changes) -> Result:
-    """Solve one puzzle (81 characters, blanks ``.0 -_``) and report SPEC section 3's numbers,
-    its ``grade`` and the section 5 ``measures`` asked for (``options``, or its fields as
-    keywords).
+    """Solve one puzzle (81 characters, blanks ``.0 -_``; other box sizes with ``boxsize``)
+    and report SPEC section 3's numbers, its ``grade`` and the section 5 ``measures`` asked for
+    (``options``, or its fields as keywords).
 
     >>> solve("." * 81).status
     'multiple'
@@ -207,6 +286,8 @@ def solve(puzzle: str, options: SolveOptions | None = None, *, implementation: s
     ...           measures=("rating", "backdoor"))
     >>> (r.grade, r.rating, r.backdoor_size)
     ('singles', 0.0, 0)
+    >>> solve("1..4..2..3..4..1", boxsize="auto").first_solution
+    '1234342121434312'
     """
     return solve_strings([puzzle], options, implementation=implementation, **changes).row(0)
 
@@ -237,12 +318,14 @@ def difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
 
 def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
                      options: SolveOptions) -> Difficulty:
-    """``difficulty`` with ``solver.fast_ladder``.
+    """``difficulty`` compiled: ``solver.fast_ladder`` for 9 x 9 puzzles, ``solver.fast_grade``
+    and ``solver.fast_measures`` for the other box sizes.
 
     The search has settled the first two rungs already (``prune_solvable``, ``singles_solvable``),
     and a singles-solvable puzzle has rating 0 and backdoor size 0: only the other rows reach
     the compiled code, which is loaded the first time one does.
     """
+    boxsize = BOXSIZE_OF_CELLS[grids.shape[1]]
     measured = Difficulty.null(len(grids))
     graded = np.isin(status, GRADED)
     settled = found.singles_solvable
@@ -250,26 +333,41 @@ def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns
                                                 GRADES.index("singles"))[graded & settled]
     harder = graded & ~settled
     if harder.any():
-        from solver import fast_ladder
+        from solver import fast_grade
 
-        measured.grade[harder] = fast_ladder.grades(grids[harder])
+        measured.grade[harder] = fast_grade.grades(grids[harder], boxsize)
     unique = status == UNIQUE
     harder = unique & ~settled
     if options.measured("rating"):
         measured.rating[unique & settled] = 0.0
         if harder.any():
-            from solver import fast_ladder
-
-            measured.rating[harder] = fast_ladder.ratings(grids[harder], options.rating_samples,
-                                                          options.max_nodes)
+            measured.rating[harder] = _ratings(grids[harder], options, boxsize)
     if options.measured("backdoor"):
         measured.backdoor_size[unique & settled] = 0
         if harder.any():
-            from solver import fast_ladder
-
-            solutions = found.first_solution[harder] - ord("0")
-            measured.backdoor_size[harder] = fast_ladder.backdoor_sizes(grids[harder], solutions)
+            solutions = found.first_solution[harder]
+            measured.backdoor_size[harder] = _backdoor_sizes(grids[harder], solutions, boxsize)
     return measured
+
+
+def _ratings(grids: np.ndarray, options: SolveOptions, boxsize: int) -> np.ndarray:
+    if boxsize == 3:
+        from solver import fast_ladder
+
+        return fast_ladder.ratings(grids, options.rating_samples, options.max_nodes)
+    from solver import fast_measures
+
+    return fast_measures.ratings(grids, boxsize, options.rating_samples, options.max_nodes)
+
+
+def _backdoor_sizes(grids: np.ndarray, solutions: np.ndarray, boxsize: int) -> np.ndarray:
+    if boxsize == 3:
+        from solver import fast_ladder
+
+        return fast_ladder.backdoor_sizes(grids, solutions)
+    from solver import fast_measures
+
+    return fast_measures.backdoor_sizes(grids, solutions, boxsize)
 
 
 def _reference_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
@@ -285,8 +383,8 @@ def _reference_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchCo
             value = ladder.rating(g, options.rating_samples, options.max_nodes)
             measured.rating[i] = np.nan if value is None else value
         if options.measured("backdoor"):
-            solution = bird.read_mat(found.first_solution[i].tobytes().decode())
-            size = ladder.backdoor_size(g, solution)
+            solution = bird.read_mat(text_of(found.first_solution[i]))
+            size = ladder.backdoor_size(g, solution, ladder.largest_backdoor(len(g)))
             measured.backdoor_size[i] = MISSING if size is None else size
     return measured
 
@@ -296,7 +394,8 @@ def _reference_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchCo
 
 def _reference_grids(grids: np.ndarray, options: SolveOptions) -> SearchColumns:
     """``SearchColumns`` computed with Bird's equations, one puzzle at a time."""
-    out = SearchColumns.empty(len(grids))
+    out = SearchColumns.empty(len(grids), grids.shape[1])
+    written = symbols(BOXSIZE_OF_CELLS[grids.shape[1]])
     for i, grid in enumerate(grids):
         start = time.perf_counter_ns()
         g = bird.read_mat(text_of(grid))
@@ -309,7 +408,8 @@ def _reference_grids(grids: np.ndarray, options: SolveOptions) -> SearchColumns:
             len(sols), stats.nodes, stats.depth)
         out.budget_exceeded[i] = stats.budget_exceeded
         if sols:
-            out.first_solution[i] = np.frombuffer(bird.show_mat(sols[0]).encode(), np.uint8)
+            solution = np.frombuffer(bird.show_mat(sols[0]).encode(), np.uint8)
+            out.first_solution[i] = written.values[solution]
         out.prune_solvable[i] = bird.prune_solvable(g)
         out.singles_solvable[i] = bird.singles_solvable(g)
         out.solve_ns[i] = time.perf_counter_ns() - start

@@ -25,15 +25,15 @@ from dataclasses import dataclass
 from itertools import islice
 from math import isqrt
 
-from solver.vocabulary import BLANKS
-from solver.vocabulary import DIGITS as ALL_DIGITS
+from solver.vocabulary import BLANKS, SYMBOLS
 
 # -- 0. Basic data types ---------------------------------------------------------------------------
 
 
 def digits_for(m: list) -> str:
-    """The digits of an n x n matrix: '1'..'9' for Sudoku, '1'..'4' for the 4 x 4 law tests."""
-    return ALL_DIGITS[: len(m)]
+    """The digits of an n x n matrix: '1'..'9' for Sudoku, '1'..'4' for 4 x 4, and on with
+    letters (SPEC 7): '1'..'9', 'A'..'G' for 16 x 16."""
+    return SYMBOLS[: len(m)]
 
 
 def blank(d: str) -> bool:
@@ -351,14 +351,15 @@ def intersperse(sep, xs: list) -> list:
 
 
 def show_row(row: str) -> str:
-    """showRow "123456789" == "|123|456|789|" """
-    return "".join(intersperse("|", ["".join(g) for g in group(list(row), 3)]))
+    """showRow "123456789" == "|123|456|789|" (boxes of b cells: isqrt of the row's length)"""
+    return "".join(intersperse("|", ["".join(g) for g in group(list(row), isqrt(len(row)))]))
 
 
 def show_grid(g: list[list[str]]) -> list[str]:
     """showGrid: rows as showRow, a rule of dashes around and between the bands."""
-    rule = "-" * 13
-    bands = [[show_row("".join(r)) for r in band] for band in group(list(g), 3)]
+    b = isqrt(len(g))
+    rule = "-" * (len(g) + b + 1)
+    bands = [[show_row("".join(r)) for r in band] for band in group(list(g), b)]
     return ungroup(intersperse([rule], bands))
 
 

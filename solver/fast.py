@@ -189,7 +189,7 @@ def _search(grid, stack, untried, chosen, queue, root_open, solution, max_soluti
                 n_solutions += 1
                 if n_solutions == 1:
                     for c in range(81):
-                        solution[c] = tables.digit_of[matrix[c]] + 48  # ASCII digits
+                        solution[c] = tables.digit_of[matrix[c]]
                 if n_solutions >= max_solutions:
                     break
             else:

@@ -1,44 +1,66 @@
-"""Grids as numbers: the unit tables every implementation reads, and puzzles parsed from text or bytes.
+"""Grids as numbers, for any box size: the unit tables every engine reads, and puzzles parsed from
+text or bytes (SPEC sections 1 and 7).
 
-A grid is 81 cell values in row-major order, 0 for a blank and 1..9 for a given (an (n, 81)
-uint8 array for a batch). Only numpy here: importing this compiles nothing.
+A puzzle of box size b (Hutton's ``boxsize``) has N = b * b rows, columns and boxes of N cells,
+C = N * N cells in row-major order: 4 x 4 (b = 2), Sudoku (b = 3), 16 x 16 (b = 4), 25 x 25
+(b = 5). A grid is C cell values, 0 for a blank and 1..N for a given (an (n, C) uint8 array for
+a batch). Its symbols are the first N of ``SYMBOLS`` (letters in either case on input, upper case
+on output), or those of an ``alphabet``. Only numpy here: importing this compiles nothing.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
-from solver.vocabulary import BLANKS, DIGITS, UNIT_NAMES
+from solver.vocabulary import BLANKS, BOXSIZES, SYMBOLS, UNIT_NAMES
+
+INVALID_BYTE = 255
+BOXSIZE_OF_CELLS = {b**4: b for b in BOXSIZES}  # 16 -> 2, 81 -> 3, 256 -> 4, 625 -> 5
 
 
 class Tables(NamedTuple):
-    """The constant tables of the grid (passed to compiled functions as arguments, so that
+    """The constant tables of a grid (passed to compiled functions as arguments, so that
     numba's on-disk cache of them stays valid)."""
 
-    units: np.ndarray  # (27, 9) cells of each unit: rows 0-8, columns 9-17, boxes 18-26
-    peers: np.ndarray  # (81, 20) the cells sharing a unit with each cell
-    unit_of: np.ndarray  # (81, 3) the row, column and box of each cell
-    unit_bits: np.ndarray  # (81,) the same three units as bits of a 27-bit mask
-    popcount: np.ndarray  # (512,) number of digits in a mask
-    digit_of: np.ndarray  # (512,) the digit of a one-digit mask
+    units: np.ndarray  # (3N, N) cells of each unit: rows, then columns, then boxes
+    peers: np.ndarray  # (C, 3N - 2b - 1) the cells sharing a unit with each cell
+    unit_of: np.ndarray  # (C, 3) the row, column and box of each cell
+    unit_bits: np.ndarray  # (C,) the same three units as bits (9 x 9 only: 27 units)
+    popcount: np.ndarray  # (2^N,) number of digits in a mask (9 x 9 only)
+    digit_of: np.ndarray  # (2^N,) the digit of a one-digit mask (9 x 9 only)
 
 
-def _tables() -> Tables:
-    units = np.zeros((27, 9), np.int16)
-    for i in range(9):
-        units[i] = [9 * i + j for j in range(9)]
-        units[9 + i] = [9 * j + i for j in range(9)]
-        r0, c0 = 3 * (i // 3), 3 * (i % 3)
-        units[18 + i] = [9 * (r0 + a) + c0 + b for a in range(3) for b in range(3)]
-    peers = np.zeros((81, 20), np.int16)
-    for cell in range(81):
-        mine = {int(c) for u in units if cell in u for c in u} - {cell}
-        peers[cell] = sorted(mine)
-    unit_of = np.array([[c // 9, 9 + c % 9, 18 + 3 * (c // 27) + (c % 9) // 3] for c in range(81)],
-                       np.int16)
+def unit_cells(boxsize: int) -> np.ndarray:
+    """(3N, N): the cells of each row, column and box of a grid of box size ``boxsize``."""
+    n = boxsize * boxsize
+    units = np.zeros((3 * n, n), np.int16)
+    for i in range(n):
+        units[i] = [n * i + j for j in range(n)]
+        units[n + i] = [n * j + i for j in range(n)]
+        r0, c0 = boxsize * (i // boxsize), boxsize * (i % boxsize)
+        units[2 * n + i] = [n * (r0 + a) + c0 + c for a in range(boxsize) for c in range(boxsize)]
+    return units
+
+
+@functools.cache
+def tables(boxsize: int = 3) -> Tables:
+    """The tables of box size ``boxsize`` (for 9 x 9 also the bit tables of ``solver.fast``)."""
+    n = boxsize * boxsize
+    cells = n * n
+    units = unit_cells(boxsize)
+    members = [set(map(int, unit)) for unit in units]
+    peers = np.array([sorted(set().union(*(u for u in members if c in u)) - {c})
+                      for c in range(cells)], np.int16)
+    unit_of = np.array([[c // n, n + c % n, 2 * n + boxsize * (c // (n * boxsize))
+                         + (c % n) // boxsize] for c in range(cells)], np.int16)
+    if boxsize != 3:
+        empty = np.zeros(0, np.int32)
+        return Tables(units, peers, unit_of, empty, empty.astype(np.int8), empty.astype(np.uint8))
     popcount = np.array([bin(m).count("1") for m in range(512)], np.int8)
     digit_of = np.zeros(512, np.uint8)
     for d in range(1, 10):
@@ -47,14 +69,54 @@ def _tables() -> Tables:
     return Tables(units, peers, unit_of, unit_bits, popcount, digit_of)
 
 
-TABLES = _tables()
+TABLES = tables(3)
 UNITS = TABLES.units
-INVALID_BYTE = 255
 
-# ASCII byte -> cell value: 1..9 for digits, 0 for blanks, INVALID_BYTE for anything else.
-CELL_OF_BYTE = np.full(256, INVALID_BYTE, np.uint8)
-CELL_OF_BYTE[np.frombuffer(DIGITS.encode(), np.uint8)] = np.arange(1, 10, dtype=np.uint8)
-CELL_OF_BYTE[np.frombuffer(BLANKS.encode(), np.uint8)] = 0
+
+@dataclass(frozen=True)
+class Symbols:
+    """How the cells of a box size are written: ``symbols[v - 1]`` is value v; ``values`` maps
+    each byte to its value (1..N), 0 for a blank, ``INVALID_BYTE`` for anything else."""
+
+    boxsize: int
+    symbols: str
+    values: np.ndarray  # (256,) uint8
+
+    @property
+    def size(self) -> int:
+        return self.boxsize * self.boxsize
+
+    @property
+    def cells(self) -> int:
+        return self.size * self.size
+
+    def text(self, grid: np.ndarray) -> str:
+        """A grid of values as its interchange string, blanks as '.'."""
+        return "".join("." if v == 0 else self.symbols[v - 1] for v in grid)
+
+    def ascii(self, grids: np.ndarray) -> np.ndarray:
+        """(n, C) values as the ASCII bytes of their symbols, blanks as '.'."""
+        table = np.frombuffer(("." + self.symbols).encode(), np.uint8)
+        return table[np.asarray(grids)]
+
+
+@functools.cache
+def symbols(boxsize: int = 3, alphabet: str = "") -> Symbols:
+    """The symbols of box size ``boxsize``: ``alphabet`` when given (its N characters, in
+    order; none of them is ever a blank), else the first N of SYMBOLS, letters in either
+    case."""
+    n = boxsize * boxsize
+    written = alphabet or SYMBOLS[:n]
+    values = np.full(256, INVALID_BYTE, np.uint8)
+    for blank in BLANKS:
+        if blank not in written:
+            values[ord(blank)] = 0
+    for value, symbol in enumerate(written, start=1):
+        for variant in {symbol, symbol.lower(), symbol.upper()}:
+            if len(variant) == 1 and ord(variant) < 256 and (variant == symbol
+                                                              or variant not in written):
+                values[ord(variant)] = value
+    return Symbols(boxsize, written, values)
 
 
 def strip_line_ending(text: str) -> str:
@@ -62,53 +124,94 @@ def strip_line_ending(text: str) -> str:
     return text.rstrip("\r\n")
 
 
-def parse_error(text: str) -> str | None:
-    """Why ``text`` is not a puzzle (SPEC section 1), or None when it is one."""
+def sizes_text(boxsizes: Sequence[int]) -> str:
+    """'16, 81, 256 or 625'."""
+    cells = [str(b**4) for b in boxsizes]
+    return cells[0] if len(cells) == 1 else ", ".join(cells[:-1]) + " or " + cells[-1]
+
+
+def boxsize_of(text: str, boxsize: int | str = 3) -> int | None:
+    """The box size of the puzzle ``text`` under the setting ``boxsize`` (a number, or
+    "auto": by its length), or None when its length is not one it takes."""
+    found = BOXSIZE_OF_CELLS.get(len(text))
+    if boxsize == "auto":
+        return found
+    return boxsize if found == boxsize else None
+
+
+def length_error(length: int, boxsize: int | str = 3) -> str:
+    """SPEC 7's message for a row of ``length`` cells that the setting ``boxsize`` refuses."""
+    if boxsize == "auto":
+        return f"expected {sizes_text(BOXSIZES)} cells, got {length}"
+    error = f"expected {boxsize**4} cells, got {length}"
+    other = BOXSIZE_OF_CELLS.get(length)
+    if other is not None:
+        error += f" (a {other * other} x {other * other} puzzle: --boxsize {other} or auto)"
+    return error
+
+
+def parse_error(text: str, boxsize: int | str = 3, alphabet: str = "") -> str | None:
+    """Why ``text`` is not a puzzle (SPEC sections 1 and 7), or None when it is one."""
     text = strip_line_ending(text)
-    if len(text) != 81:
-        return f"expected 81 cells, got {len(text)}"
+    size = boxsize_of(text, boxsize)
+    if size is None:
+        return length_error(len(text), boxsize)
+    written = symbols(size, alphabet if len(alphabet) == size * size else "")
+    n = size * size
     for cell, ch in enumerate(text):
-        if ch not in DIGITS and ch not in BLANKS:
+        if ord(ch) > 255 or written.values[ord(ch)] == INVALID_BYTE:
             return (f"unexpected character {ch!r} at cell {cell} "
-                    f"(row {cell // 9 + 1}, column {cell % 9 + 1})")
+                    f"(row {cell // n + 1}, column {cell % n + 1})")
     return None
 
 
 def contradiction(grid: np.ndarray) -> str | None:
-    """The first repeated given, as 'digit 5 twice in box 4' (rows, then columns, then boxes)."""
-    for unit_index, unit in enumerate(UNITS):
+    """The first repeated given, as 'digit 5 twice in box 4' (rows, then columns, then boxes;
+    beyond 9 x 9 the digit is its number, 1 to N)."""
+    grid = np.asarray(grid)
+    boxsize = BOXSIZE_OF_CELLS[grid.size]
+    n = boxsize * boxsize
+    for unit_index, unit in enumerate(tables(boxsize).units):
         values = grid[unit]
-        counts = np.bincount(values[values > 0], minlength=10)
+        counts = np.bincount(values[values > 0], minlength=n + 1)
         repeated = np.flatnonzero(counts > 1)
         if len(repeated):
             digit = int(repeated[0])
             times = "twice" if counts[digit] == 2 else f"{counts[digit]} times"
-            kind, number = UNIT_NAMES[unit_index // 9], unit_index % 9 + 1
+            kind, number = UNIT_NAMES[unit_index // n], unit_index % n + 1
             return f"digit {digit} {times} in {kind} {number}"
     return None
 
 
-def grids_from_ascii(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(n, 81) ASCII bytes -> ((n, 81) cell values 0..9, bool mask of rows with a bad byte)."""
-    grids = CELL_OF_BYTE[rows]
+def grids_from_ascii(rows: np.ndarray, alphabet: str = "") -> tuple[np.ndarray, np.ndarray]:
+    """(n, C) ASCII bytes -> ((n, C) cell values 0..N, bool mask of rows with a bad byte)."""
+    rows = np.asarray(rows, np.uint8)
+    size = BOXSIZE_OF_CELLS[rows.shape[1]]
+    grids = symbols(size, alphabet if len(alphabet) == size * size else "").values[rows]
     bad = (grids == INVALID_BYTE).any(axis=1)
     grids[bad] = 0
     return grids, bad
 
 
-def ascii_rows(puzzles: Sequence[str]) -> tuple[np.ndarray, list[str | None]]:
-    """Strings -> (n, 81) ASCII bytes, with the parse error of every row that does not fit."""
-    rows = np.zeros((len(puzzles), 81), np.uint8)
+def ascii_rows(puzzles: Sequence[str], cells: int = 81) -> tuple[np.ndarray, list[str | None]]:
+    """Strings -> (n, cells) ASCII bytes, with the parse error of every row that does not fit
+    (not ``cells`` characters)."""
+    rows = np.zeros((len(puzzles), cells), np.uint8)
     errors: list[str | None] = [None] * len(puzzles)
+    boxsize = BOXSIZE_OF_CELLS[cells]
     for i, text in enumerate(puzzles):
         text = strip_line_ending(text)
         data = text.encode("utf-8", "surrogateescape")
-        if len(data) == 81 and len(text) == 81:
+        if len(data) == cells and len(text) == cells:
             rows[i] = np.frombuffer(data, np.uint8)
-        errors[i] = parse_error(text)
+        errors[i] = parse_error(text, boxsize)
     return rows, errors
 
 
 def text_of(grid: np.ndarray) -> str:
-    """A grid of values 0..9 as the 81-character interchange form, blanks as '.'."""
-    return "".join("." if v == 0 else str(int(v)) for v in grid)
+    """A grid of values as its interchange form in the default symbols, blanks as '.'."""
+    grid = np.asarray(grid)
+    return symbols(BOXSIZE_OF_CELLS[grid.size]).text(grid)
+
+
+CELL_OF_BYTE = symbols(3).values  # the 9 x 9 byte -> value table (digits, blanks)

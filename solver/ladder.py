@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from itertools import combinations
+from math import isqrt
 
 from solver import bird, symmetry
 from solver.bird import (
@@ -26,6 +27,7 @@ from solver.bird import (
     choices,
     cols,
     complete,
+    digits_for,
     group,
     hidden,
     prune,
@@ -34,12 +36,18 @@ from solver.bird import (
     single,
     ungroup,
 )
-from solver.vocabulary import DEFAULT_MAX_NODES, DEFAULT_RATING_SAMPLES, DIGITS
+from solver.vocabulary import DEFAULT_MAX_NODES, DEFAULT_RATING_SAMPLES
 
 Matrix = list[list[str]]
 Rule = Callable[[Matrix], Matrix]
 
-LARGEST_BACKDOOR = 3  # SPEC 5.3: "searched up to 3"
+LARGEST_BACKDOOR = 3  # SPEC 5.3: "searched up to 3" (and SPEC 7: up to 1 beyond 9 x 9)
+
+
+def largest_backdoor(n: int) -> int:
+    """SPEC 7: the backdoor is searched up to 3 cells for box sizes up to 3 (N <= 9), up to 1
+    beyond."""
+    return LARGEST_BACKDOOR if n <= 9 else 1
 
 
 def without(ds: Collection[str], xs: str) -> str:
@@ -62,15 +70,16 @@ def hide(m: Matrix) -> Matrix:
 # -- L: locked candidates --------------------------------------------------------------------------
 
 
-def lock_band(band: list[list[list[str]]]) -> list[list[list[str]]]:
-    """L on one band of three rows, each row cut into its three segments (``band[i][b]`` is
-    where row i meets box b):
+def lock_band(band: list[list[list[str]]], digits: str) -> list[list[list[str]]]:
+    """L on one band of b rows, each row cut into its b segments (``band[i][j]`` is where row
+    i meets box j of the band; b = 3 for Sudoku):
 
     "If every cell of the box that allows digit d lies in that intersection (and at least one
     does), d leaves the line's other cells (pointing); if every cell of the line that allows d
     lies in the intersection (and at least one does), d leaves the box's other cells (claiming)."
     """
     band = [[list(segment) for segment in row] for row in band]
+    size = len(band)
 
     def allows(d: str, i: int, b: int) -> bool:
         return any(d in xs for xs in band[i][b])
@@ -78,27 +87,29 @@ def lock_band(band: list[list[list[str]]]) -> list[list[list[str]]]:
     def take(d: str, i: int, b: int) -> None:
         band[i][b] = [without(d, xs) for xs in band[i][b]]
 
-    for d in DIGITS:
-        for i in range(3):
-            for b in range(3):
+    for d in digits:
+        for i in range(size):
+            for b in range(size):
                 if not allows(d, i, b):
                     continue
-                if not any(allows(d, j, b) for j in range(3) if j != i):  # pointing
-                    for c in range(3):
+                if not any(allows(d, j, b) for j in range(size) if j != i):  # pointing
+                    for c in range(size):
                         if c != b:
                             take(d, i, c)
-                if not any(allows(d, i, c) for c in range(3) if c != b):  # claiming
-                    for j in range(3):
+                if not any(allows(d, i, c) for c in range(size) if c != b):  # claiming
+                    for j in range(size):
                         if j != i:
                             take(d, j, b)
     return band
 
 
 def lock_rows(m: Matrix) -> Matrix:
-    """L on the 27 places where a row meets a box: group the rows into bands and each row into
-    segments (Bird's ``group``), lock every band, and ``ungroup`` back."""
-    bands = group([group(row, 3) for row in m], 3)
-    return ungroup([[ungroup(row) for row in lock_band(band)] for band in bands])
+    """L on the places where a row meets a box (27 in Sudoku): group the rows into bands and
+    each row into segments of b cells (Bird's ``group``), lock every band, and ``ungroup``
+    back."""
+    b = isqrt(len(m))
+    bands = group([group(row, b) for row in m], b)
+    return ungroup([[ungroup(row) for row in lock_band(band, digits_for(m))] for band in bands])
 
 
 def lock(m: Matrix) -> Matrix:
@@ -208,7 +219,7 @@ def rating(g: Matrix, samples: int = DEFAULT_RATING_SAMPLES,
     copies 0 .. samples-1 (copy i is the cell symmetry drawn from splitmix64(i)); None when some
     copy's search hits ``max_nodes``.  (Meant for a puzzle whose status is ``unique``.)"""
     depths = []
-    for cells in symmetry.rating_copies(samples):
+    for cells in symmetry.rating_copies(samples, isqrt(len(g))):
         stats = bird.Stats(max_nodes=max_nodes)
         bird.solutions(symmetric_copy(g, cells), stats, max_solutions=2, rules="singles")
         if stats.budget_exceeded:

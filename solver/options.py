@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from solver.vocabulary import (
+    BOXSIZES,
     CELL_VARIANTS,
     DEFAULT_MAX_NODES,
     DEFAULT_RATING_SAMPLES,
@@ -55,10 +56,44 @@ def check_measures(measures: object) -> tuple[str, ...]:
     return tuple(name for name in MEASURES if name in asked)
 
 
+def check_boxsize(boxsize: object) -> int | str:
+    """A box size (2, 3, 4 or 5; given as a number or its digit) or "auto", else ValueError."""
+    if boxsize == "auto":
+        return "auto"
+    if isinstance(boxsize, str) and boxsize.isdigit():
+        boxsize = int(boxsize)
+    if isinstance(boxsize, bool) or boxsize not in BOXSIZES:
+        raise ValueError(f"boxsize must be one of {', '.join(map(str, BOXSIZES))} or auto; "
+                         f"got {boxsize!r}")
+    return boxsize
+
+
+def check_alphabet(alphabet: object, boxsize: int | str) -> str:
+    """"" (the default symbols), or the N symbols of the values 1..N in order: distinct
+    (ignoring case), printable, one byte each, none of them "." (the output's blank)."""
+    if not isinstance(alphabet, str):
+        raise ValueError(f"alphabet must be text, e.g. 0123456789ABCDEF; got {alphabet!r}")
+    if not alphabet:
+        return alphabet
+    sizes = [b * b for b in BOXSIZES]
+    if len(alphabet) not in sizes:
+        raise ValueError(f"alphabet must hold {', '.join(map(str, sizes))} symbols (N for N x N "
+                         f"puzzles); got {len(alphabet)} ({alphabet!r})")
+    if boxsize != "auto" and len(alphabet) != boxsize * boxsize:
+        raise ValueError(f"alphabet holds {len(alphabet)} symbols, but boxsize {boxsize} puzzles "
+                         f"have {boxsize * boxsize}")
+    bad = [c for c in alphabet if c == "." or not c.isprintable() or c.isspace() or ord(c) > 255]
+    if bad or len({c.upper() for c in alphabet}) != len(alphabet):
+        raise ValueError(f"alphabet symbols must differ (ignoring case) and be printable "
+                         f"characters other than '.' and spaces; got {alphabet!r}")
+    return alphabet
+
+
 @dataclass(frozen=True)
 class SolveOptions:
-    """How to search (SPEC section 2: variant, rule set, caps) and what to measure (sections 5
-    and 6), validated on construction.
+    """How to search (SPEC section 2: variant, rule set, caps), what to measure (sections 5
+    and 6), and how puzzles are written (section 7: box size, alphabet), validated on
+    construction.
 
     >>> SolveOptions(rules="singles").hidden_singles
     True
@@ -73,6 +108,8 @@ class SolveOptions:
     rules: str = "bird"
     measures: tuple[str, ...] = ()
     rating_samples: int = DEFAULT_RATING_SAMPLES
+    boxsize: int | str = 3
+    alphabet: str = ""
 
     def __post_init__(self) -> None:
         check_count("max_solutions", self.max_solutions, MAX_SOLUTIONS_LIMIT)
@@ -82,6 +119,8 @@ class SolveOptions:
         check_choice("rules", self.rules, RULE_SETS)
         object.__setattr__(self, "measures", check_measures(self.measures))
         check_count("rating_samples", self.rating_samples, MAX_RATING_SAMPLES)
+        object.__setattr__(self, "boxsize", check_boxsize(self.boxsize))
+        check_alphabet(self.alphabet, self.boxsize)
 
     @property
     def prune_once(self) -> bool:
@@ -100,6 +139,15 @@ class SolveOptions:
     def measured(self, measure: str) -> bool:
         """Whether ``measure`` (one of MEASURES) is asked for."""
         return measure in self.measures
+
+    @property
+    def boxsizes(self) -> tuple[int, ...]:
+        """The box sizes a puzzle may have under these options."""
+        return BOXSIZES if self.boxsize == "auto" else (self.boxsize,)
+
+    def alphabet_of(self, boxsize: int) -> str:
+        """The alphabet of puzzles of ``boxsize`` ("" for the default symbols)."""
+        return self.alphabet if len(self.alphabet) == boxsize * boxsize else ""
 
 
 FIELDS = tuple(field.name for field in fields(SolveOptions))

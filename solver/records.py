@@ -18,11 +18,11 @@ class SearchColumns(NamedTuple):
     singles_solvable: np.ndarray  # bool
     search_depth: np.ndarray  # int32
     search_nodes: np.ndarray  # int64
-    first_solution: np.ndarray  # (n, 81) uint8 ASCII digits; zero bytes when there is none
+    first_solution: np.ndarray  # (n, C) uint8 values 1..N; zeros when there is none
     solve_ns: np.ndarray  # int64 wall time per row
 
     @classmethod
-    def empty(cls, n: int) -> SearchColumns:
+    def empty(cls, n: int, cells: int = 81) -> SearchColumns:
         return cls(
             contradictory=np.zeros(n, np.bool_),
             budget_exceeded=np.zeros(n, np.bool_),
@@ -32,7 +32,7 @@ class SearchColumns(NamedTuple):
             singles_solvable=np.zeros(n, np.bool_),
             search_depth=np.zeros(n, np.int32),
             search_nodes=np.zeros(n, np.int64),
-            first_solution=np.zeros((n, 81), np.uint8),
+            first_solution=np.zeros((n, cells), np.uint8),
             solve_ns=np.zeros(n, np.int64),
         )
 

@@ -7,16 +7,20 @@ A symmetry is a cell permutation (81 indexes) and a digit relabelling (10 entrie
 
 from __future__ import annotations
 
+import functools
+import itertools
+
 import numpy as np
 
 
 def cell_permutation(row_order, col_order, transpose: bool) -> np.ndarray:
-    """Cell ``r * 9 + c`` of the result is cell ``row_order[r] * 9 + col_order[c]`` of the input
-    (after transposing it, if asked)."""
+    """Cell ``r * N + c`` of the result is cell ``row_order[r] * N + col_order[c]`` of the
+    input (after transposing it, if asked); N = len(row_order)."""
+    n = len(row_order)
     rows, cols = np.meshgrid(np.asarray(row_order), np.asarray(col_order), indexing="ij")
     if transpose:
         rows, cols = cols, rows
-    return (rows * 9 + cols).reshape(81)
+    return (rows * n + cols).reshape(n * n)
 
 
 def line_order(rng: np.random.Generator) -> np.ndarray:
@@ -48,7 +52,12 @@ def solved_grid(rng: np.random.Generator) -> np.ndarray:
 # -- the fixed copies behind ``rating`` (SPEC section 5.2) -----------------------------------------
 
 MASK64 = (1 << 64) - 1
-PERM3 = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+
+
+@functools.cache
+def perms(b: int) -> tuple[tuple[int, ...], ...]:
+    """PERM_b: the b! permutations of 0..b-1 in lexicographic order (PERM_3 is SPEC 5.2's)."""
+    return tuple(itertools.permutations(range(b)))
 
 
 def splitmix64(i: int) -> int:
@@ -64,32 +73,37 @@ def splitmix64(i: int) -> int:
     return z ^ (z >> 31)
 
 
-def drawn_symmetry(x: int) -> np.ndarray:
-    """The cell symmetry SPEC 5.2 decodes from the 64-bit number ``x``, as a cell permutation:
+def drawn_symmetry(x: int, b: int = 3) -> np.ndarray:
+    """The cell symmetry SPEC 5.2 (for box size b, SPEC 7) decodes from the 64-bit number
+    ``x``, as a cell permutation; with P = b! and PERM_b = ``perms(b)``:
 
         t = x % 2;  x //= 2
-        bands  = PERM3[x % 6]; x //= 6;  for k in 0,1,2: rows_k = PERM3[x % 6]; x //= 6
-        stacks = PERM3[x % 6]; x //= 6;  for k in 0,1,2: cols_k = PERM3[x % 6]; x //= 6
-        G = the puzzle as a 9x9 grid, transposed when t = 1
-        copy[3k+j][3k'+j'] = G[3*bands[k] + rows_k[j]][3*stacks[k'] + cols_k'[j']]
+        bands  = PERM_b[x % P]; x //= P;  for k in 0..b-1: rows_k = PERM_b[x % P]; x //= P
+        stacks = PERM_b[x % P]; x //= P;  for k in 0..b-1: cols_k = PERM_b[x % P]; x //= P
+        G = the puzzle as an N x N grid, transposed when t = 1
+        copy[b*k+j][b*k'+j'] = G[b*bands[k] + rows_k[j]][b*stacks[k'] + cols_k'[j']]
+
+    (Once x reaches 0 the remaining permutations are the identity.)
     """
+    table = perms(b)
+    size = len(table)
     transpose = x % 2
     x //= 2
     orders = []
     for _ in ("rows", "columns"):
-        outer = PERM3[x % 6]
-        x //= 6
+        outer = table[x % size]
+        x //= size
         inner = []
-        for _k in range(3):
-            inner.append(PERM3[x % 6])
-            x //= 6
-        orders.append([3 * outer[k] + inner[k][j] for k in range(3) for j in range(3)])
+        for _k in range(b):
+            inner.append(table[x % size])
+            x //= size
+        orders.append([b * outer[k] + inner[k][j] for k in range(b) for j in range(b)])
     row_order, col_order = orders
     return cell_permutation(row_order, col_order, bool(transpose))
 
 
-def rating_copies(samples: int) -> np.ndarray:
-    """(samples, 81) int16: row i holds, for each cell of copy i, the puzzle cell it is read from
-    (copy i is the symmetry drawn from splitmix64(i); ``grid[copies[i]]`` is that copy)."""
-    return np.array([drawn_symmetry(splitmix64(i)) for i in range(samples)], np.int16).reshape(
-        samples, 81)
+def rating_copies(samples: int, b: int = 3) -> np.ndarray:
+    """(samples, C) int16: row i holds, for each cell of copy i, the puzzle cell it is read
+    from (copy i is the symmetry drawn from splitmix64(i); ``grid[copies[i]]`` is that copy)."""
+    return np.array([drawn_symmetry(splitmix64(i), b) for i in range(samples)],
+                    np.int16).reshape(samples, b**4)

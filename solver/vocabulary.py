@@ -10,7 +10,11 @@ from __future__ import annotations
 # SPEC section 3: the first status that applies, in this order.
 STATUSES = ("invalid", "contradictory", "budget_exceeded", "unsolvable", "solved", "unique",
             "multiple")
-DIGITS = "123456789"
+# SPEC section 7: the symbols of the values 1..N, for N up to 25 (a box size of 5), and the
+# box sizes (Hutton's ``boxsize``: 2 for 4 x 4, 3 for Sudoku, 4 for 16 x 16, 5 for 25 x 25).
+SYMBOLS = "123456789ABCDEFGHIJKLMNOP"
+DIGITS = SYMBOLS[:9]
+BOXSIZES = (2, 3, 4, 5)
 BLANKS = ".0 -_"  # SPEC section 1: the blank conventions
 UNIT_NAMES = ("row", "column", "box")
 

@@ -40,7 +40,8 @@ PUZZLES = [
 DOCUMENTED_TYPES = {
     "status": pl.String,
     "error": pl.String,
-    "givens": pl.Int8,
+    "boxsize": pl.Int8,
+    "givens": pl.Int16,
     "n_solutions": pl.Int32,
     "solutions_capped": pl.Boolean,
     "prune_solvable": pl.Boolean,
@@ -130,12 +131,12 @@ def test_output_reads_back_with_polars_pyarrow_and_duckdb(sample_run, read_outpu
     assert dataset.count_rows() == rows
     directory = ds.dataset(out, format="parquet", exclude_invalid_files=True)  # skips the JSON
     assert directory.to_table().num_rows == rows
-    assert dataset.schema.field("givens").type == pa.int8()
+    assert dataset.schema.field("givens").type == pa.int16()
     sql = f"SELECT count(*), count(DISTINCT source) FROM '{out}/*.parquet'"
     assert duckdb.sql(sql).fetchall() == [(rows, 4)]
     described = duckdb.sql(f"DESCRIBE SELECT * FROM '{out}/*.parquet'").fetchall()
     types = {name: kind for name, kind, *_ in described}
-    assert types["givens"] == "TINYINT" and types["search_nodes"] == "BIGINT"
+    assert types["givens"] == "SMALLINT" and types["search_nodes"] == "BIGINT"
     # Inputs' columns are all there (null where a file lacks them), then the results.
     assert frame.columns[:5] == ["puzzle", "solution", "collection", "quizzes", "solutions"]
 
