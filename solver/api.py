@@ -201,7 +201,7 @@ def solve_ascii(rows: np.ndarray, options: SolveOptions | None = None, *,
     status = statuses(bad, found.contradictory, found.budget_exceeded, found.n_solutions,
                       options.max_solutions)
     for i in np.flatnonzero(status == STATUSES.index("contradictory")):
-        error[i] = contradiction(grids[i])
+        error[i] = contradiction(grids[i], written.symbols)
     measured = difficulty(grids, status, found, options, implementation=implementation)
     canonical = (canonical_forms(grids, ~bad, implementation)
                  if options.measured("canonical") and boxsize == 3

@@ -257,7 +257,7 @@ def pick_cell(matrix, first_cell):
 
 
 @compiled(inline="always")
-def _propagate(grid, matrix, seed, work, prune_once, hidden_singles, units, peers, unit_of, full):
+def propagate(grid, matrix, seed, work, prune_once, hidden_singles, units, peers, unit_of, full):
     """Step 1 of a node: ``prune`` once, or to the fixpoint from the root's ``grid`` (``seed``
     < 0) or from a child's one newly fixed cell ``seed``. Returns blocked; a fixpoint root sets
     ``work.root_open[0]`` to the cells ``fix prune`` alone left open (-1: blocked)."""
@@ -306,13 +306,13 @@ def contradictory(grid, units):
 def _solvable_by_propagation(grid, scratch, work, hidden_singles, units, peers, unit_of, full):
     """``fix prune (choices g)`` (with ``hidden_singles``: and hidden singles) is complete and
     unblocked."""
-    if _propagate(grid, scratch, -1, work, False, hidden_singles, units, peers, unit_of, full):
+    if propagate(grid, scratch, -1, work, False, hidden_singles, units, peers, unit_of, full):
         return False
     return pick_cell(scratch, True) < 0
 
 
 @compiled
-def _search(grid, work, solution, max_solutions, max_nodes, prune_once, first_cell,
+def search(grid, work, solution, max_solutions, max_nodes, prune_once, first_cell,
             hidden_singles, units, peers, unit_of, full):
     """Depth-first search from ``choices grid``, as SPEC section 2. Returns (n_solutions,
     nodes, max_depth, budget_exceeded, root_complete)."""
@@ -333,7 +333,7 @@ def _search(grid, work, solution, max_solutions, max_nodes, prune_once, first_ce
             max_depth = depth
         matrix = stack[depth]
         untried[depth] = 0
-        if not _propagate(grid, matrix, seed, work, prune_once, hidden_singles, units, peers,
+        if not propagate(grid, matrix, seed, work, prune_once, hidden_singles, units, peers,
                           unit_of, full):
             cell = pick_cell(matrix, first_cell)
             if cell < 0:
@@ -400,7 +400,7 @@ def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, h
             if grid[c]:
                 givens += 1
         out.givens[i] = givens
-        found, visited, deepest, budget_hit, root_complete = _search(
+        found, visited, deepest, budget_hit, root_complete = search(
             grid, work, out.first_solution[i], max_solutions, max_nodes, prune_once, first_cell,
             hidden_singles, units, peers, unit_of, full)
         out.contradictory[i] = visited == 1 and found == 0 and contradictory(grid, units)

@@ -165,11 +165,12 @@ def parse_error(text: str, boxsize: int | str = 3, alphabet: str = "") -> str | 
     return None
 
 
-def contradiction(grid: np.ndarray) -> str | None:
-    """The first repeated given, as 'digit 5 twice in box 4' (rows, then columns, then boxes;
-    beyond 9 x 9 the digit is its number, 1 to N)."""
+def contradiction(grid: np.ndarray, written: str = "") -> str | None:
+    """The first repeated given, as 'digit 5 twice in box 4' (rows, then columns, then boxes),
+    the digit written as its symbol (``written``: the alphabet; default, SYMBOLS)."""
     grid = np.asarray(grid)
     boxsize = BOXSIZE_OF_CELLS[grid.size]
+    written = written or SYMBOLS
     n = boxsize * boxsize
     for unit_index, unit in enumerate(tables(boxsize).units):
         values = grid[unit]
@@ -179,7 +180,7 @@ def contradiction(grid: np.ndarray) -> str | None:
             digit = int(repeated[0])
             times = "twice" if counts[digit] == 2 else f"{counts[digit]} times"
             kind, number = UNIT_NAMES[unit_index // n], unit_index % n + 1
-            return f"digit {digit} {times} in {kind} {number}"
+            return f"digit {written[digit - 1]} {times} in {kind} {number}"
     return None
 
 

@@ -12,7 +12,7 @@ class SearchColumns(NamedTuple):
 
     contradictory: np.ndarray  # bool: givens repeat a digit in a unit
     budget_exceeded: np.ndarray  # bool
-    givens: np.ndarray  # int8
+    givens: np.ndarray  # int16 (a 25 x 25 puzzle has up to 625)
     n_solutions: np.ndarray  # int32
     prune_solvable: np.ndarray  # bool
     singles_solvable: np.ndarray  # bool
@@ -26,7 +26,7 @@ class SearchColumns(NamedTuple):
         return cls(
             contradictory=np.zeros(n, np.bool_),
             budget_exceeded=np.zeros(n, np.bool_),
-            givens=np.zeros(n, np.int8),
+            givens=np.zeros(n, np.int16),
             n_solutions=np.zeros(n, np.int32),
             prune_solvable=np.zeros(n, np.bool_),
             singles_solvable=np.zeros(n, np.bool_),

@@ -16,6 +16,8 @@ SYMBOLS = "123456789ABCDEFGHIJKLMNOP"
 DIGITS = SYMBOLS[:9]
 BOXSIZES = (2, 3, 4, 5)
 BLANKS = ".0 -_"  # SPEC section 1: the blank conventions
+# SPEC section 8: the symmetries a generated puzzle's pattern of givens may have.
+SYMMETRIES = ("none", "rotate180", "rotate90", "mirror", "diagonal")
 UNIT_NAMES = ("row", "column", "box")
 
 PRUNE_VARIANTS = ("fixpoint", "once")

@@ -1,0 +1,204 @@
+"""Generating puzzles (SPEC section 8): each candidate a pure function of (seed, draw, boxsize,
+symmetry, minimal), compiled with numba, a batch of draws per call.
+
+Draw j of seed s: a random number generator seeded from (s, j) (splitmix64, as SPEC 5.2's
+copies are drawn) fills a complete grid by a randomised search (Bird's search with singles,
+the digits of each expanded cell tried in a random order), then blanks the cells in a random
+order, a whole orbit of the pattern symmetry at a time, keeping each blank only while the
+solution stays unique (a search for a second solution). With ``minimal`` every orbit is tried
+once, which leaves no given (no orbit) that could go: a removal that failed fails for every
+smaller puzzle too. Without it the removal stops at the first orbit that cannot go.
+
+Nothing here depends on the batch a draw is in, the workers, or the engine: a run of the same
+seed gives the same puzzles whatever cuts its draws into batches. The uniqueness check has a
+node budget of its own (``CHECK_NODES``), fixed, so that no setting changes a draw.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from solver.fast_any import propagate, search, work_arrays
+from solver.grid import tables
+from solver.jit import compiled
+from solver.vocabulary import SYMMETRIES
+
+# A removal whose uniqueness check needs more nodes than this is refused (the orbit stays):
+# no 9 x 9 check comes near it; on sparse 25 x 25 grids it bounds the time a draw can take.
+CHECK_NODES = 200_000
+
+
+@functools.cache
+def orbits(boxsize: int, symmetry: str) -> np.ndarray:
+    """(orbits, 4) int32: the cells of each orbit of ``symmetry`` (-1 padding), in row-major
+    order of their first cell: the cells a pattern with that symmetry gives or blanks
+    together."""
+    n = boxsize * boxsize
+
+    def images(cell: int) -> list[int]:
+        r, c = divmod(cell, n)
+        moves = {
+            "none": [],
+            "rotate180": [(n - 1 - r, n - 1 - c)],
+            "rotate90": [(c, n - 1 - r), (n - 1 - r, n - 1 - c), (n - 1 - c, r)],
+            "mirror": [(r, n - 1 - c)],
+            "diagonal": [(c, r)],
+        }[symmetry]
+        return [cell, *(row * n + col for row, col in moves)]
+
+    seen: set[int] = set()
+    found = []
+    for cell in range(n * n):
+        if cell not in seen:
+            orbit = sorted(set(images(cell)))
+            seen.update(orbit)
+            found.append(orbit + [-1] * (4 - len(orbit)))
+    return np.array(found, np.int32)
+
+
+def candidates(seed: int, first: int, count: int, boxsize: int, symmetry: str = "none",
+               minimal: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Draws ``first`` .. ``first + count - 1`` of ``seed``: (puzzles, solutions), each (count,
+    C) uint8 values (0 = blank in a puzzle). Every puzzle has exactly one solution."""
+    if symmetry not in SYMMETRIES:
+        raise ValueError(f"symmetry must be one of {', '.join(SYMMETRIES)}; got {symmetry!r}")
+    cells = boxsize**4
+    puzzles = np.zeros((count, cells), np.uint8)
+    solutions = np.zeros((count, cells), np.uint8)
+    shape = tables(boxsize)
+    _candidates(np.uint64(seed % 2**64), first, puzzles, solutions, orbits(boxsize, symmetry),
+                minimal, shape.units, shape.peers, shape.unit_of)
+    return puzzles, solutions
+
+
+# -- random numbers ---------------------------------------------------------------------------
+
+
+@compiled(inline="always")
+def _mix(z):
+    """splitmix64's finaliser: z a uint64."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@compiled(inline="always")
+def _next(state):
+    """The next number of the generator whose state is ``state[0]`` (splitmix64)."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    return _mix(state[0])
+
+
+@compiled(inline="always")
+def _below(state, n):
+    """A number from 0 to n - 1."""
+    return np.int64(_next(state) % np.uint64(n))
+
+
+# -- a complete grid ----------------------------------------------------------------------------
+
+
+@compiled
+def _random_grid(state, work, grid, solution, units, peers, unit_of, full):
+    """A complete grid into ``solution``: a depth-first search from the blank grid, propagating
+    naked and hidden singles at every node, expanding the first cell with the fewest choices
+    and trying its digits in a random order; the first complete grid found."""
+    cells = grid.shape[0]
+    for cell in range(cells):
+        grid[cell] = 0
+    stack, untried, chosen = work.stack, work.untried, work.chosen
+    depth = 0
+    seed = -1
+    while True:
+        matrix = stack[depth]
+        untried[depth] = 0
+        if not propagate(grid, matrix, seed, work, False, True, units, peers, unit_of, full):
+            best = -1
+            fewest = 64
+            for cell in range(cells):
+                choices = np.int64(matrix[cell])
+                count = 0
+                while choices:
+                    choices &= choices - 1
+                    count += 1
+                if 1 < count < fewest:
+                    best = cell
+                    fewest = count
+                    if count == 2:
+                        break
+            if best < 0:
+                for cell in range(cells):
+                    digit = 0
+                    choices = np.int64(matrix[cell])
+                    while choices > 1:
+                        choices >>= 1
+                        digit += 1
+                    solution[cell] = digit + 1
+                return
+            chosen[depth] = best
+            untried[depth] = matrix[best]
+        while untried[depth] == 0:
+            depth -= 1
+        rest = np.int64(untried[depth])
+        count = 0
+        bits = rest
+        while bits:
+            bits &= bits - 1
+            count += 1
+        pick = _below(state, count)
+        bit = rest
+        for _ in range(pick + 1):
+            bit = rest & -rest
+            rest &= rest - 1
+        untried[depth] = np.int64(untried[depth]) & ~bit
+        cell = chosen[depth]
+        stack[depth + 1, :] = stack[depth, :]
+        stack[depth + 1, cell] = bit
+        depth += 1
+        seed = cell
+
+
+# -- blanking cells while the solution stays unique ---------------------------------------------
+
+
+@compiled
+def _reduce(state, work, puzzle, solution, scratch, orbits, minimal, units, peers, unit_of, full):
+    """Blank the orbits of ``puzzle`` (the solution, to start) in a random order while the
+    solution stays unique; with ``minimal`` every orbit is tried, else until one cannot go."""
+    n_orbits = orbits.shape[0]
+    order = np.arange(n_orbits)
+    for i in range(n_orbits - 1, 0, -1):  # Fisher-Yates
+        j = _below(state, i + 1)
+        order[i], order[j] = order[j], order[i]
+    for cell in range(puzzle.shape[0]):
+        puzzle[cell] = solution[cell]
+    for k in range(n_orbits):
+        orbit = orbits[order[k]]
+        for m in range(4):
+            if orbit[m] >= 0:
+                puzzle[orbit[m]] = 0
+        found, _, _, budget_hit, _ = search(puzzle, work, scratch, 2, CHECK_NODES, False, False,
+                                            True, units, peers, unit_of, full)
+        if found != 1 or budget_hit:
+            for m in range(4):
+                if orbit[m] >= 0:
+                    puzzle[orbit[m]] = solution[orbit[m]]
+            if not minimal:
+                return
+
+
+@compiled(nogil=True)  # a worker's heartbeat thread runs meanwhile
+def _candidates(seed, first, puzzles, solutions, orbits, minimal, units, peers, unit_of):
+    cells = puzzles.shape[1]
+    work = work_arrays(cells, units.shape[0])
+    grid = np.zeros(cells, np.uint8)
+    scratch = np.zeros(cells, np.uint8)
+    state = np.zeros(1, np.uint64)
+    full = (np.int64(1) << units.shape[1]) - 1
+    for i in range(puzzles.shape[0]):
+        state[0] = _mix(seed ^ _mix(np.uint64(first + i) + np.uint64(0x9E3779B97F4A7C15)))
+        _random_grid(state, work, grid, solutions[i], units, peers, unit_of, full)
+        _reduce(state, work, puzzles[i], solutions[i], scratch, orbits, minimal, units, peers,
+                unit_of, full)
