@@ -156,7 +156,7 @@ def solve_command(
         for text, result in zip(texts, results, strict=True):
             typer.echo(json.dumps({"puzzle": text, **vars(result)}))
     elif len(texts) == 1:
-        _show_one(texts[0], results[0])
+        _show_one(texts[0], results[0], options.alphabet_of(results[0].boxsize or 3))
     else:
         for result in results:
             typer.echo(result.first_solution or f"{result.status}" + (
@@ -181,18 +181,20 @@ def _puzzles_given(arguments: list[str] | None) -> list[str]:
     return puzzles
 
 
-def _show_one(text: str, result) -> None:
-    """One puzzle as the seeds show grids (``put``), then its statistics and solution line."""
+def _show_one(text: str, result, alphabet: str) -> None:
+    """One puzzle as the seeds show grids (``put``, at its size), then its statistics and
+    solution line; ``alphabet``: the puzzle's symbols ("" for the default ones)."""
     from solver.bird import put, read_mat
-    from solver.grid import strip_line_ending
+    from solver.grid import strip_line_ending, symbols
 
     if result.status == "invalid":
         return
+    written = symbols(result.boxsize, alphabet)
     typer.echo("puzzle:")
-    typer.echo(put(read_mat(strip_line_ending(text))))
+    typer.echo(put(read_mat(written.normal(strip_line_ending(text))), blanks="."))
     if result.first_solution is not None:
         typer.echo("first solution:")
-        typer.echo(put(read_mat(result.first_solution)))
+        typer.echo(put(read_mat(result.first_solution), blanks="."))
     typer.echo(format_result(result))
 
 

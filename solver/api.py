@@ -286,8 +286,8 @@ def solve(puzzle: str, options: SolveOptions | None = None, *, implementation: s
     ...           measures=("rating", "backdoor"))
     >>> (r.grade, r.rating, r.backdoor_size)
     ('singles', 0.0, 0)
-    >>> solve("1..4..2..3..4..1", boxsize="auto").first_solution
-    '1234342121434312'
+    >>> solve("....2..11.24....", boxsize="auto").first_solution
+    '3142243113244213'
     """
     return solve_strings([puzzle], options, implementation=implementation, **changes).row(0)
 

@@ -363,9 +363,11 @@ def show_grid(g: list[list[str]]) -> list[str]:
     return ungroup(intersperse([rule], bands))
 
 
-def put(g: list[list[str]]) -> str:
-    """put = putStrLn . unlines . showGrid  (returns the text; blanks shown as spaces)"""
-    shown = [[" " if blank(d) else d for d in row] for row in g]
+def put(g: list[list[str]], blanks: str = BLANKS) -> str:
+    """put = putStrLn . unlines . showGrid  (returns the text; blanks shown as spaces).
+    ``blanks``: the characters that are blanks (an alphabet with ``0`` as a digit has none of
+    SPEC's but ``.``)."""
+    shown = [[" " if d in blanks else d for d in row] for row in g]
     return "\n".join(show_grid(shown))
 
 

@@ -94,6 +94,11 @@ class Symbols:
         """A grid of values as its interchange string, blanks as '.'."""
         return "".join("." if v == 0 else self.symbols[v - 1] for v in grid)
 
+    def normal(self, text: str) -> str:
+        """A valid puzzle ``text`` with its symbols as this alphabet writes them and '.' for
+        every blank (how ``put`` can tell a blank from a digit ``0``)."""
+        return self.text(self.values[np.frombuffer(text.encode(), np.uint8)])
+
     def ascii(self, grids: np.ndarray) -> np.ndarray:
         """(n, C) values as the ASCII bytes of their symbols, blanks as '.'."""
         table = np.frombuffer(("." + self.symbols).encode(), np.uint8)
