@@ -76,8 +76,9 @@ def test_the_manual_column_table_is_the_table_of_result_columns():
 
 
 def test_the_spec_travels_with_the_project_whole():
-    """docs/SPEC.md is the team's specification, every section of it (the README and the manual in docs/ cite
-    sections 1 to 6); where the team's copy is at hand, it is that copy byte for byte."""
+    """docs/SPEC.md is the team's specification, every section of it (the README and the
+    manual in docs/ cite sections 1 to 6); where the team's copy is at hand, it is that copy
+    byte for byte."""
     spec = (ROOT / "docs" / "SPEC.md").read_text()
     for section in range(1, 7):
         assert re.search(rf"^## {section}\. ", spec, re.MULTILINE), f"section {section}"
