@@ -97,8 +97,9 @@ def solve_file(path: Path, batch_size: int = 3) -> list[tuple[str | None, str]]:
 
 
 def txt_rows(data: bytes) -> list[str]:
-    """The rows of a text file by README's rules, written plainly. A row that is not UTF-8
-    raises UnicodeDecodeError (a comment line is never decoded: it is not passed on)."""
+    """The rows of a text file by the rules of docs/usage.md (Inputs), written plainly. A row
+    that is not UTF-8 raises UnicodeDecodeError (a comment line is never decoded: it is not
+    passed on)."""
     lines = re.split(rb"\r\n|\r|\n", data.removeprefix(BOM))
     if lines[-1] == b"":  # the final line ending does not start another row
         lines.pop()

@@ -15,7 +15,7 @@ from pipeline.duplicates import duplicates
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.summary import summarize
-from tests.conftest import DATA, SAMPLE, SHARED
+from tests.conftest import DATA, ROOT, SAMPLE, SHARED
 
 INPUTS = [SAMPLE, DATA / "kaggle_20.csv", DATA / "norvig_hardest_8.txt"]
 MEASURED = ["grade", "rating", "backdoor_size", "canonical"]
@@ -123,7 +123,13 @@ def test_radcliffe_difficulty_0_is_exactly_the_first_two_rungs():
 
 
 def test_the_readme_split_recipe_keeps_classes_on_one_side(measured_run):
-    """README's isomorph-disjoint train/test split, as written there."""
+    """The isomorph-disjoint train/test split of docs/measures.md, as written there."""
+    recipe = (ROOT / "docs" / "measures.md").read_text()
+    for line in ('rows = pipeline.read_run("out").filter(pl.col("canonical").is_not_null())',
+                 'bucket = pl.col("canonical").hash(seed=2026) % 10',
+                 "train = rows.filter(bucket < 8).collect()",
+                 "test = rows.filter(bucket >= 8).collect()"):
+        assert line in recipe, line
     out, _, _ = measured_run
     rows = pipeline.read_run(out).filter(pl.col("canonical").is_not_null())
     bucket = pl.col("canonical").hash(seed=2026) % 10

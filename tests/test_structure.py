@@ -1,5 +1,6 @@
-"""The project's structure holds: the import layers, and each setting declared once and
-named wherever a user looks for it (--help, configs/default.toml, the README's table)."""
+"""The project's structure holds: the import layers, each setting declared once and named
+wherever a user looks for it (--help, configs/default.toml, the settings table of the manual,
+docs/usage.md), and the manual's table of result columns as pipeline/columns.py declares them."""
 
 from __future__ import annotations
 
@@ -42,17 +43,42 @@ def test_default_toml_names_every_setting_with_its_default():
     assert load_settings(ROOT / "configs" / "default.toml") == load_settings()
 
 
-def test_the_readme_table_names_every_setting_and_its_option():
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Settings", 1)[1].split("\n## ", 1)[0]
+USAGE = ROOT / "docs" / "usage.md"  # the manual's usage page: the settings and column tables
+
+
+def _section(text: str, heading: str) -> str:
+    """The text under ``heading`` (a line "## heading"), up to the next section of its level."""
+    assert f"\n{heading}\n" in text, heading
+    return text.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_manual_settings_table_names_every_setting_and_its_option():
+    section = _section(USAGE.read_text(), "## Settings")
     rows = re.findall(r"^\| `(\w+)` \| `(--[\w-]+)`", section, flags=re.MULTILINE)
     assert [name for name, _ in rows] == list(SETTING_NAMES)
     assert all(option == "--" + name.replace("_", "-") for name, option in rows)
 
 
+def test_the_readme_points_at_the_settings_table():
+    assert "docs/usage.md#settings" in (ROOT / "README.md").read_text()
+
+
+def test_the_manual_column_table_is_the_table_of_result_columns():
+    """docs/usage.md's output columns: every result column of pipeline/columns.py, in its order,
+    with its Arrow type."""
+    from pipeline.columns import RESULT_COLUMNS
+
+    section = _section(USAGE.read_text(), "## Output")
+    rows = re.findall(r"^\| `(\w+)` \| (\w+) \|", section, flags=re.MULTILINE)
+    assert [name for name, _ in rows] == [column.name for column in RESULT_COLUMNS]
+    for (name, written), column in zip(rows, RESULT_COLUMNS, strict=True):
+        assert written == str(column.type), name
+
+
 def test_the_spec_travels_with_the_project_whole():
-    """docs/SPEC.md is the team's specification, every section of it (the README cites
-    sections 1 to 6); where the team's copy is at hand, it is that copy byte for byte."""
+    """docs/SPEC.md is the team's specification, every section of it (the README and the
+    manual in docs/ cite sections 1 to 6); where the team's copy is at hand, it is that copy
+    byte for byte."""
     spec = (ROOT / "docs" / "SPEC.md").read_text()
     for section in range(1, 7):
         assert re.search(rf"^## {section}\. ", spec, re.MULTILINE), f"section {section}"
