@@ -611,7 +611,7 @@ def hardest_section(facts: Facts) -> str:
         backdoor = "" if hard.backdoor_size is None else f"backdoor {hard.backdoor_size} · "
         shown_group = "" if group == facts.summary.labels.get(hard.source) else f"{_e(group)}<br>"
         figures.append(
-            f"<figure><pre class=\"grid\">{_e(put(read_mat(hard.grid), blanks="."))}</pre><figcaption>"
+            f"<figure><pre class=\"grid\">{_e(put(read_mat(hard.grid), blanks='.'))}</pre><figcaption>"
             f"<b>#{rank}</b> {shown_group}"
             f"{_e(_short(hard.source))}:{hard.row} · {hard.givens} givens<br>"
             f"{rating}{backdoor}grade {_e(hard.grade or '-')}<br>"

@@ -68,6 +68,24 @@ def run(args: list[str], timeout: float = 120, **kwargs) -> subprocess.Completed
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, **kwargs)
 
 
+# Runs a command as a child and prints its exit code, the peak resident memory of the largest
+# process it waited for (KiB: getrusage's RUSAGE_CHILDREN) and its stderr on one line.
+_MEASURED = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(done.returncode, peak, done.stderr.replace("\\n", "|"), sep="\\t")
+"""
+
+
+def measured(args: list[str], timeout: float = 600, **kwargs) -> tuple[int, int, str]:
+    """Run ``args``: its exit code, the peak memory of its largest process in MiB, and its
+    stderr with line breaks written as ``|``."""
+    done = run([sys.executable, "-c", _MEASURED, *map(str, args)], timeout=timeout, **kwargs)
+    code, peak_kib, stderr = done.stdout.rstrip("\n").split("\t")
+    return int(code), int(peak_kib) >> 10, stderr
+
+
 def start(args: list[str], **kwargs) -> subprocess.Popen:
     return subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs

@@ -4,7 +4,6 @@ and summarize grow with the rows, not with the inputs times the parts."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -52,13 +51,6 @@ def test_a_parts_footer_does_not_grow_with_the_number_of_inputs(tmp_path):
     assert summarize(tmp_path / "out-many").numbers == summary.numbers
 
 
-MEASURED = """
-import resource, subprocess, sys
-done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, sep="\\t")
-"""
-
-
 @pytest.mark.slow
 def test_twenty_thousand_small_files_run_in_bounded_memory(tmp_path):
     """20,000 files of 2 rows: every process of the run, and summarize, stays under 400 MiB
@@ -67,9 +59,7 @@ def test_twenty_thousand_small_files_run_in_bounded_memory(tmp_path):
     out = tmp_path / "out"
     for command in (runs.command(inputs, out, "--workers", "2", "-q"),
                     [str(Path(sys.executable).parent / "sudoku-pipeline"), "summarize", str(out)]):
-        done = subprocess.run([sys.executable, "-c", MEASURED, *map(str, command)],
-                              capture_output=True, text=True, timeout=1200)
-        code, peak_kib = done.stdout.split()
-        assert code == "0", done.stderr
-        assert int(peak_kib) < 400 << 10, f"{command[1]}: peak {int(peak_kib) >> 10} MiB"
+        code, peak_mib, stderr = runs.measured(command, timeout=1200)
+        assert code == 0, stderr
+        assert peak_mib < 400, f"{command[1]}: peak {peak_mib} MiB"
     assert sum(1 for _ in out.glob("part-*.parquet")) == 20_000

@@ -3,8 +3,8 @@
 The puzzles are made here, the same every time (no shared data needed): complete grids from
 ``solver.generate`` (draws of a fixed seed), then cells blanked in a random order while the
 solution stays unique, down to a number of givens drawn from the range asked for (16 x 16:
-42-50% of the cells given); only puzzles that pruning alone does not solve (they need search)
-are kept. For each box size:
+42-50% of the cells given); for 9 x 9 and 16 x 16 only puzzles that pruning alone does not solve
+(they need search) are kept. For each box size:
 
 1. the pipeline end to end (``sudoku-pipeline solve-dataset``, a whole process, ``--workers 2``
    by default), puzzles/s, median of ``--repeats`` runs;
@@ -42,9 +42,10 @@ from solver.grid import symbols, tables  # noqa: E402
 OUT = ROOT / "bench-output"
 COMMAND = Path(sys.executable).parent / "sudoku-pipeline"
 SEED = 19
-# Box size: (share of the cells given, lowest and highest; puzzles measured by default).
-SIZES = {2: ((0.25, 0.40), 4000), 3: ((0.28, 0.34), 2000), 4: ((0.42, 0.50), 400),
-         5: ((0.55, 0.62), 40)}
+# Box size: (share of the cells given, lowest and highest; puzzles measured by default; whether
+# only puzzles that need search are kept: nearly every unique 4 x 4 puzzle is prune-solvable).
+SIZES = {2: ((0.31, 0.44), 4000, False), 3: ((0.28, 0.34), 2000, True),
+         4: ((0.42, 0.50), 400, True), 5: ((0.55, 0.62), 40, False)}
 MAX_NODES = 200_000
 
 
@@ -54,9 +55,9 @@ def unique(grid: np.ndarray, boxsize: int) -> bool:
 
 
 def puzzles(boxsize: int, count: int) -> list[np.ndarray]:
-    """``count`` unique puzzles of ``boxsize`` that need search (see the module)."""
+    """``count`` unique puzzles of ``boxsize``, that need search where SIZES says so."""
     rng = np.random.default_rng(SEED)
-    (low, high), _ = SIZES[boxsize]
+    (low, high), _, need_search = SIZES[boxsize]
     cells = boxsize**4
     found: list[np.ndarray] = []
     draw = 0
@@ -71,8 +72,8 @@ def puzzles(boxsize: int, count: int) -> list[np.ndarray]:
             value, grid[cell] = grid[cell], 0
             if not unique(grid, boxsize):
                 grid[cell] = value
-        if np.count_nonzero(grid) <= target + cells // 20:
-            if not solver.solve_grids(grid[None, :]).prune_solvable[0]:
+        if np.count_nonzero(grid) <= target + max(1, cells // 20):
+            if not (need_search and solver.solve_grids(grid[None, :]).prune_solvable[0]):
                 found.append(grid)
     return found
 
@@ -122,7 +123,8 @@ def main() -> None:
         base_rate = count / statistics.median(seconds for seconds, _ in base)
         rate = count / statistics.median(walls)
         givens = np.count_nonzero(grids, axis=1) / grids.shape[1]
-        print(f"\n{n} x {n}: {count} unique puzzles that need search, {givens.min():.0%}-"
+        kind = "that need search" if SIZES[boxsize][2] else "(prune-solvable ones too)"
+        print(f"\n{n} x {n}: {count} unique puzzles {kind}, {givens.min():.0%}-"
               f"{givens.max():.0%} of cells given, median {np.median(ours.search_nodes):,.0f} "
               f"nodes (max {ours.search_nodes.max():,})")
         print(f"   pipeline, {args.workers} workers, end to end  {rate:12,.0f} puzzles/s")
