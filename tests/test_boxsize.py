@@ -72,6 +72,16 @@ def test_pruning_never_loses_the_solution(boxsize, draw):
         assert all(written.symbols[v - 1] in xs for v, xs in zip(solution[0], flat, strict=True))
 
 
+@pytest.mark.parametrize("boxsize", [2, 3, 4])
+def test_huttons_blank_grid_of_every_box_size(boxsize):
+    """Hutton's ``blank = replicate n (replicate n '.') where n = boxsize ^ 2``: many solutions,
+    the same search in both implementations (a budget for 16 x 16, whose first solution is deep)."""
+    blank = "." * boxsize**4
+    assert_agree([blank], boxsize=boxsize, max_nodes=400)
+    assert solver.solve(blank, boxsize=boxsize, max_nodes=400).status in ("multiple",
+                                                                         "budget_exceeded")
+
+
 # --- the fast engines against the reference -----------------------------------------------------
 
 
