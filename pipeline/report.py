@@ -301,7 +301,7 @@ def histograms_chart(histograms: dict[str, dict[float, int]], *, xlabel: str,
     axes = figure.subplots(rows, columns, sharex=True, squeeze=False)
     for ax, (name, histogram) in zip(axes.flat, shown.items(), strict=False):
         ax.bar(list(histogram), list(histogram.values()), width=width, color=BOX_COLOUR)
-        ax.set_title(_label(_shortened(name)), fontsize=8, loc="left")
+        ax.set_title(_label(_shortened(name, 18)), fontsize=8, loc="left")  # a quarter width
         ax.tick_params(labelsize=7)
         ax.yaxis.set_major_locator(MaxNLocator(3, integer=True))
     for ax in list(axes.flat)[len(shown):]:
@@ -647,11 +647,13 @@ def run_section(summary: Summary) -> str:
              ("engine, workers", f"{summary.engine}, {summary.workers}"),
              ("wall time", "not recorded" if not wall else
               f"{wall:,.1f} s ({summary.puzzles_per_second:,.0f} puzzles/s)"),
-             ("parts", summary.parts), ("rows per batch", number_text(summary.batch_rows))]
-    inputs = _table(["input", "format", "rows", "bytes", "sha256"], [
-        [_e(i.path), _e(i.format), number_text(i.rows), number_text(i.bytes),
-         f"<code title=\"{_e(i.sha256)}\">{_e(i.sha256[:16])}…</code>"]
-        for i in summary.inputs], numeric={2, 3})
+             ("parts", summary.parts),
+             ("rows per batch", number_text(summary.batch_rows) if summary.batch_rows
+              else "chosen per input (see Inputs)")]
+    inputs = _table(["input", "format", "rows", "rows a batch", "bytes", "sha256"], [
+        [_e(i.path), _e(i.format), number_text(i.rows), number_text(i.batch_rows),
+         number_text(i.bytes), f"<code title=\"{_e(i.sha256)}\">{_e(i.sha256[:16])}…</code>"]
+        for i in summary.inputs], numeric={2, 3, 4})
     settings = [[_e(name), _e(_setting(name, value, summary))]
                 for name, value in summary.settings.to_dict().items()]
     return _section("run", "The run", _pair(
@@ -664,8 +666,9 @@ def run_section(summary: Summary) -> str:
 
 def _setting(name: str, value: Any, summary: Summary) -> str:
     """A setting's value as given, and what it came to where 0 means 'chosen'."""
-    if name == "batch_size" and value == 0 and summary.batch_rows:
-        return f"0 (chosen: {summary.batch_rows:,} rows a batch)"
+    if name == "batch_size" and value == 0:
+        return (f"0 (chosen: {summary.batch_rows:,} rows a batch)" if summary.batch_rows
+                else "0 (chosen for each input: see Inputs)")
     return ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
 
 

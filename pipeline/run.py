@@ -56,6 +56,7 @@ from pipeline.summary import (
     MissingRows,
     Summary,
     batch_rows_by_input,
+    batch_rows_of_inputs,
     build_summary,
     by_input_of,
     duplicates_of,
@@ -540,11 +541,13 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> Summar
             "command to solve them again"
         )
     missing = [_missing_entry(failure) for failure in dispatched.failures]
-    inputs = [
-        InputRows(**asdict(entry), rows=rows)
-        for entry, rows in zip(out.run.inputs, dispatched.rows_read, strict=True)
-    ]
     infos = [info for _, info in sorted(dispatched.parts.items())]
+    cut = batch_rows_of_inputs(infos)
+    inputs = [
+        InputRows(**asdict(entry), rows=rows, batch_rows=cut.get(index))
+        for index, (entry, rows) in enumerate(zip(out.run.inputs, dispatched.rows_read,
+                                                   strict=True))
+    ]
     summary = build_summary(
         stats,
         rows_in=sum(dispatched.rows_read),

@@ -61,13 +61,14 @@ class MissingRows:
 @dataclass(frozen=True)
 class InputRows:
     """An input of the run, as its record has it, with the rows read of it (None until it is
-    read to its end)."""
+    read to its end) and the rows per batch it is cut into (None before any part of it)."""
 
     path: str
     format: str
     bytes: int | None
     sha256: str
     rows: int | None
+    batch_rows: int | None = None
 
 
 @dataclass(frozen=True)
@@ -264,6 +265,12 @@ def batch_rows_by_input(infos: list[PartInfo], run: RunRecord) -> int | None:
     return sizes.pop() if len(sizes) == 1 else None
 
 
+def batch_rows_of_inputs(infos: list[PartInfo]) -> dict[int, int]:
+    """The rows per batch each input (by its index) is cut into, as its parts show it."""
+    return {info.file_index: batch_rows_of(info) for info in sorted(
+        infos, key=lambda info: (info.file_index, info.last and not info.batch_index))}
+
+
 def write_summary(directory: str | os.PathLike, summary: Summary) -> str:
     """Store ``summary`` in ``directory`` (``_summary.parquet``) atomically; its location."""
     directory = storage.location(directory)
@@ -316,9 +323,11 @@ def _summarize(directory: str) -> Summary:
     covered = coverage(infos, run.paths)
     previous = _previous_summary(directory)
     stats = tally.total.with_worker_seconds(previous.worker_seconds if previous else 0.0)
+    cut = batch_rows_of_inputs(infos)
     inputs = [
         InputRows(**asdict(entry),
-                  rows=covered.rows[index] if covered.ended(index, entry.path) else None)
+                  rows=covered.rows[index] if covered.ended(index, entry.path) else None,
+                  batch_rows=cut.get(index))
         for index, entry in enumerate(run.inputs)
     ]
     return build_summary(

@@ -160,9 +160,11 @@ def test_parquet_metadata_names_version_settings_and_inputs(sample_run):
         assert source["sha256"] == hashlib.sha256(open(source["path"], "rb").read()).hexdigest()
     manifest = read_manifest(str(out))
     assert [asdict(entry) for entry in manifest.inputs] == [
-        {key: value for key, value in asdict(entry).items() if key != "rows"}
+        {key: value for key, value in asdict(entry).items() if key not in ("rows", "batch_rows")}
         for entry in summary.inputs]
     assert manifest.identity == footer.run
+    # Each input's batches: 50 rows, or the whole input where one batch holds it.
+    assert [entry.batch_rows for entry in summary.inputs] == [50, 9, 20, 8]
 
 
 def test_summary_counts_the_rows(sample_run):
