@@ -85,7 +85,8 @@ def pipeline_seconds(path: Path, workers: int) -> float:
     """One whole ``solve-dataset`` process on ``path``: wall seconds."""
     started = time.perf_counter()
     subprocess.run([str(COMMAND), "solve-dataset", str(path), "--output", str(path) + ".out",
-                    "--overwrite", "--quiet", "--boxsize", "auto", "--workers", str(workers)],
+                    "--overwrite", "--quiet", "--boxsize", "auto", "--workers", str(workers),
+                    "--max-nodes", str(MAX_NODES)],
                    check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - started
 
