@@ -41,7 +41,11 @@ _NAME = re.compile(r"part-(\d{5,})-(\d{6,})\.parquet")
 class PartInfo:
     """Which rows a part holds: rows ``first_row`` .. ``first_row + rows - 1`` of ``source``,
     the input at position ``file_index``, batch ``batch_index`` of it; ``last`` when they end
-    the input (so the parts alone tell whether a run is complete)."""
+    the input (so the parts alone tell whether a run is complete).
+
+    A part of a generated run (SPEC 8) holds what it kept of draws ``first_draw`` ..
+    ``first_draw + draws - 1``; its ``first_row`` is -1 until the run has selected it, in draw
+    order (``placed``): a part not placed is a worker's candidates, not yet rows of the run."""
 
     source: str
     file_index: int
@@ -49,6 +53,12 @@ class PartInfo:
     first_row: int
     rows: int
     last: bool
+    first_draw: int = 0
+    draws: int = 0
+
+    @property
+    def placed(self) -> bool:
+        return self.first_row >= 0
 
     @property
     def name(self) -> str:

@@ -441,7 +441,8 @@ def run_parts(directory: str) -> tuple[RunRecord, list[PartInfo]]:
                 "than its manifest; keep one run per output directory (rerun solve-dataset with "
                 "--overwrite)"
             )
-        infos.append(footer.info)
+        if footer.info.placed:  # not a generated batch's candidates, still to be selected
+            infos.append(footer.info)
     return run, infos
 
 
