@@ -60,9 +60,8 @@ from pipeline.work import solve_table
 __all__ = ["GENERATED", "generate_dataset"]
 GENERATED = "generated"  # the source of a generated run's rows (its one "input")
 FORMAT = "generator"
-# Draws per batch when batch_size is 0: enough batches for every worker to stay busy (a
-# quarter of the count a worker, as solve-dataset's batches), at most about a second of one
-# core's drawing (16 x 16 and 25 x 25 draws are slower by far).
+# Draws per batch when batch_size is 0 (``auto_draws``): at most about a second of one core's
+# drawing (16 x 16 and 25 x 25 draws are slower by far).
 BATCHES_PER_WORKER = 4
 MAX_AUTO_DRAWS = {2: 5_000, 3: 2_000, 4: 40, 5: 4}
 # Batches finished ahead of one still running: past this many the dispatch stops sending
@@ -236,7 +235,6 @@ def dispatch(selection: Selection, engine: Engine, *, started: float, progress: 
     drawn, the time limit reached or a batch given up; select each finished batch in draw
     order (see the module)."""
     settings = selection.settings
-    size = settings.batch_size or auto_draws(selection.generation, settings)
     bar = _progress_bar(selection, progress)
     deadline = None
     if settings.time_limit:
@@ -246,6 +244,7 @@ def dispatch(selection: Selection, engine: Engine, *, started: float, progress: 
     def units() -> Iterator[GenerateUnit]:
         ahead = AHEAD_PER_WORKER * max(engine.workers, 1)
         while not selection.ended and len(selection.waiting) < ahead:
+            size = settings.batch_size or auto_draws(selection, engine.workers)
             first, end = issued[1], issued[1] + size
             if selection.generation.max_draws:
                 end = min(end, selection.generation.max_draws)
@@ -279,10 +278,18 @@ def dispatch(selection: Selection, engine: Engine, *, started: float, progress: 
         selection.waiting.clear()
 
 
-def auto_draws(generation: Generation, settings: Settings) -> int:
-    """Draws per batch when ``batch_size`` is 0 (see ``MAX_AUTO_DRAWS``)."""
-    spread = -(-generation.count // (BATCHES_PER_WORKER * max(settings.workers, 1)))
-    return max(1, min(spread, MAX_AUTO_DRAWS[int(settings.boxsize)]))
+def auto_draws(selection: Selection, workers: int) -> int:
+    """Draws per batch when ``batch_size`` is 0, chosen again for each batch: the draws still
+    needed at the acceptance rate so far (taken as 1 until some are selected), spread
+    over ``BATCHES_PER_WORKER`` batches a worker, at most ``MAX_AUTO_DRAWS``. (The puzzles
+    never depend on it.)"""
+    generation = selection.generation
+    rate = selection.acceptance() if selection.kept else 1.0
+    if not selection.kept and selection.drawn:  # none kept yet: at most one in the draws made
+        rate = 1 / selection.drawn
+    needed = (generation.count - selection.kept) / rate
+    spread = int(-(-needed // (BATCHES_PER_WORKER * max(workers, 1))))
+    return max(1, min(spread, MAX_AUTO_DRAWS[selection.draws.boxsize]))
 
 
 def _unit(selection: Selection, batch: int, first_draw: int, draws: int) -> GenerateUnit:
@@ -377,6 +384,7 @@ def finish(selection: Selection, *, wall_seconds: float, compile_seconds: float)
         duplicates=duplicates_of(out.run, out.directory, infos),
         by_input=by_input_of(out.run.paths, selection.tally),
         batch_rows=None,
+        drawn=selection.drawn,
     )
     write_summary(out.directory, summary)
     if selection.ended:
