@@ -317,7 +317,7 @@ def select(selection: Selection, unit: GenerateUnit, stats: Stats) -> None:
     table = read_columns(unit.path, unit.schema.names)
     if selection.generation.distinct:
         table = table.filter(pa.array(_new_forms(table.column("canonical").to_pylist(),
-                                                 selection.seen)))
+                                                 selection.seen), pa.bool_()))
     room = selection.generation.count - selection.kept
     table = table.slice(0, room)
     rows = pa.array(range(selection.kept, selection.kept + table.num_rows), pa.int64())
