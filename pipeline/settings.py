@@ -316,6 +316,11 @@ def _check_generation(settings: Settings, generation: Generation) -> None:
             f"setting max_draws ({generation.max_draws:,}) is below count "
             f"({generation.count:,}): at most one puzzle is kept per draw; raise it, or 0 for "
             "no limit")
+    if settings.boxsize in (4, 5) and settings.rules == "bird":
+        n = settings.boxsize**2
+        raise PipelineError(
+            f"minimal {n} x {n} puzzles take Bird's search (naked singles only) millions of "
+            "nodes each, past the node budget: generate them with --rules singles")
     if settings.max_solutions < 2:
         raise PipelineError("generate keeps puzzles with exactly one solution, which takes "
                             "counting to 2: setting max_solutions must be 2 or more")
