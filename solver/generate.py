@@ -20,7 +20,14 @@ import functools
 
 import numpy as np
 
-from solver.fast_any import pick_cell, propagate, propagate_fixpoint, single, work_arrays
+from solver.fast_any import (
+    pick_cell,
+    propagate,
+    propagate_fixpoint,
+    seed_root,
+    single,
+    work_arrays,
+)
 from solver.grid import tables
 from solver.jit import compiled
 from solver.vocabulary import SYMMETRIES
@@ -246,23 +253,16 @@ def _another_solution(puzzle, solution, orbit, work, units, peers, unit_of, full
 
     Another solution differs from ``solution`` in some cell of the orbit (else it would solve
     the puzzle before the blanking), so it is looked for with each orbit cell in turn denied
-    its digit: a search for one solution, from the propagated root, which usually ends at
-    once in a contradiction (far fewer nodes than counting solutions to 2)."""
+    its digit: a search for one solution, which usually ends at its root in a contradiction
+    (far fewer nodes than counting solutions to 2)."""
     stack, untried, chosen = work.stack, work.untried, work.chosen
-    root = stack[0]
-    if propagate(puzzle, root, -1, work, False, True, units, peers, unit_of, full):
-        return False  # cannot be: ``solution`` solves it
     nodes = 0
     for m in range(orbit.shape[0]):
         cell = orbit[m]
         if cell < 0:
             continue
-        rest = np.int64(root[cell]) & ~(np.int64(1) << (solution[cell] - 1))
-        if rest == 0:
-            continue
-        stack[1, :] = root
-        stack[1, cell] = rest
-        blocked = _deny(stack[1], cell, work, units, peers, unit_of, full)
+        blocked = _denied_root(puzzle, stack[1], cell, solution[cell], work, units, peers,
+                               unit_of, full)
         depth = 1
         seed = cell
         fresh = False  # level 1 is propagated already
@@ -297,19 +297,25 @@ def _another_solution(puzzle, solution, orbit, work, units, peers, unit_of, full
 
 
 @compiled(inline="always")
-def _deny(matrix, cell, work, units, peers, unit_of, full):
-    """Propagate (naked and hidden singles) a matrix whose ``cell`` just lost digits; returns
-    blocked."""
-    dirty, queue = work.dirty, work.queue
-    for unit in range(units.shape[0]):
-        dirty[unit] = 0
-    for k in range(3):
-        dirty[unit_of[cell, k]] = 1
+def _denied_root(puzzle, matrix, cell, digit, work, units, peers, unit_of, full):
+    """The root of ``puzzle`` with ``cell`` denied ``digit``, propagated (naked and hidden
+    singles) into ``matrix``; returns blocked. The naked singles of the givens are swept
+    first, then the digit denied: what the sweeps found holds in every solution, so it holds
+    in those without the digit there too."""
+    if seed_root(puzzle, matrix, work.queue, work.placed, units, unit_of, full) < 0:
+        return True
+    rest = np.int64(matrix[cell]) & ~(np.int64(1) << (digit - 1))
+    if rest == 0:
+        return True
+    matrix[cell] = rest
     tail = 0
-    if single(np.int64(matrix[cell])):
-        queue[0] = cell
+    if single(rest):
+        work.queue[0] = cell
         tail = 1
-    return propagate_fixpoint(matrix, queue, tail, dirty, True, units, peers, unit_of, full)
+    for unit in range(units.shape[0]):
+        work.dirty[unit] = 1
+    return propagate_fixpoint(matrix, work.queue, tail, work.dirty, True, units, peers,
+                              unit_of, full)
 
 
 @compiled(nogil=True)  # a worker's heartbeat thread runs meanwhile
