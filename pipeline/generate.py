@@ -366,7 +366,7 @@ def _progress_bar(selection: Selection, show: bool):
 def finish(selection: Selection, *, wall_seconds: float, compile_seconds: float) -> Summary:
     """Store the summary of the parts placed, and raise ``RunIncomplete`` when the run ended
     before its count: max_draws, the time limit, or a batch that kept failing."""
-    out, generation = selection.out, selection.generation
+    out = selection.out
     infos = [info for _, info in sorted(selection.parts.items())]
     stats = selection.tally.total
     summary = build_summary(
