@@ -25,6 +25,7 @@ from pipeline.settings import (
     GENERATION_DECLARED,
     SETTING_NAMES,
     SOLVE_SETTINGS,
+    Generation,
     Settings,
     load_generation,
     load_settings,
@@ -97,11 +98,18 @@ def setting_option(name: str, *, default: Any = None) -> inspect.Parameter:
     if declared.zero:
         help += f" 0 means {declared.zero}."
     names = [flag, f"-{declared.short}"] if declared.short else [flag]
+    if declared.kind == "flag" and _built_in(name) is True:  # a flag that is on: say how to drop it
+        names = [f"{flag}/--no-{flag[2:]}"]
     kind = OPTION_TYPES[declared.kind]
     option = typer.Option(*names, help=help, show_default=default is not None)
     annotation = Annotated[kind if default is not None else kind | None, option]
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                              annotation=annotation)
+
+
+def _built_in(name: str) -> Any:
+    """The built-in default of setting ``name``."""
+    return getattr(Settings() if name in DECLARED else Generation(), name)
 
 
 def with_settings(names: tuple[str, ...], defaults: dict[str, Any] | None = None):

@@ -338,6 +338,7 @@ def test_generate_settings_are_options_and_in_the_sample_config(cli):
     help_text = cli("generate", "--help").stdout
     for name in GENERATE_SETTINGS:
         assert "--" + name.replace("_", "-") in help_text, name
+    assert "--minimal / --no-minimal" in help_text
     config = tomllib.loads((ROOT / "configs" / "generate.toml").read_text())
     assert set(config) <= set(GENERATE_SETTINGS)
     load_generation(ROOT / "configs" / "generate.toml")
