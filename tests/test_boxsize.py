@@ -237,4 +237,4 @@ def test_subsets_by_hall_are_subsets_one_by_one(row):
 
     assert ladder.crowded_by_subsets(row) == (ladder.matching(row) is None)
     if not ladder.crowded_by_subsets(row):
-        assert ladder.exclude_by_matching(row) == ladder.fix(ladder.exclude_by_subsets, row)
+        assert ladder.exclude_by_matching(row) == bird.fix(ladder.exclude_by_subsets, row)

@@ -239,6 +239,19 @@ def test_ctrl_c_stops_and_the_same_command_continues(tmp_path, reference_run):
     assert rows(out).equals(rows(reference_run))
 
 
+def test_a_time_limit_stops_with_progress_and_the_same_command_continues(tmp_path, cli,
+                                                                        reference_run):
+    out = tmp_path / "out"
+    args = ["generate", "-o", out, "--count", "40", "--seed", "21", "--grade", SAME["grade"],
+            "--distinct", "--workers", "1", "--batch-size", "2", "-q"]
+    stopped = cli(*args, "--time-limit", "0.01")
+    assert stopped.exit_code == 3, stopped.stderr
+    assert stopped.stderr.startswith("error: time limit of 0.01 s reached; kept ")
+    assert 0 < len(list(out.glob("part-*.parquet")))
+    assert cli(*args).exit_code == 0
+    assert rows(out).equals(rows(reference_run))
+
+
 # --- max_draws -------------------------------------------------------------------------------
 
 
