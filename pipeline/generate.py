@@ -94,8 +94,7 @@ def generate_dataset(
     engine = engine or build_engine(settings, function=generate_part)
     engine.check()
     show = (not settings.quiet and sys.stderr.isatty()) if progress is None else progress
-    draws = Draws(generation.seed, int(settings.boxsize), generation.symmetry,
-                  generation.minimal)
+    draws = draws_of(settings, generation)
     announce_compiling(settings.quiet)
     compile_seconds = _warm_up(draws, settings)
     run = RunRecord.new(settings, [_generator_entry(generation, draws)], generation)
@@ -111,6 +110,11 @@ def generate_dataset(
                       compile_seconds=compile_seconds)
     finally:
         out.close()
+
+
+def draws_of(settings: Settings, generation: Generation) -> Draws:
+    """What the candidates of a run are a function of, with the draw."""
+    return Draws(generation.seed, int(settings.boxsize), generation.symmetry, generation.minimal)
 
 
 def _generator_entry(generation: Generation, draws: Draws) -> InputEntry:
@@ -201,9 +205,7 @@ class Selection:
     @classmethod
     def of(cls, out: Output, settings: Settings, generation: Generation) -> Selection:
         """The selection of the parts ``out`` kept (a continued run) or of none."""
-        draws = Draws(generation.seed, int(settings.boxsize), generation.symmetry,
-                      generation.minimal)
-        selection = cls(out, settings, generation, draws, dict(out.done),
+        selection = cls(out, settings, generation, draws_of(settings, generation), dict(out.done),
                         out.kept or Tally(1, BY_INPUT_LIMIT))
         for info in out.done.values():
             selection.kept += info.rows

@@ -60,6 +60,13 @@ class PartInfo:
     def placed(self) -> bool:
         return self.first_row >= 0
 
+    def to_json(self) -> dict[str, Any]:
+        """The footer's record of it: a part of inputs without the draws (as before them)."""
+        found = asdict(self)
+        if not self.draws:
+            del found["first_draw"], found["draws"]
+        return found
+
     @property
     def name(self) -> str:
         return part_name(self.file_index, self.batch_index)
@@ -116,7 +123,7 @@ def write_part(
 
     table = table.replace_schema_metadata({
         RUN_KEY: json.dumps(record, sort_keys=True).encode(),
-        PART_KEY: json.dumps(asdict(info)).encode(),
+        PART_KEY: json.dumps(info.to_json()).encode(),
     })
     plain = {name for name in plain_columns if name}
 

@@ -115,8 +115,8 @@ def test_the_grade_is_in_the_set_asked_for(tmp_path):
 
 
 def test_distinct_keeps_one_puzzle_of_each_class_up_to_symmetry(tmp_path):
-    """4 x 4 has no canonical form: the classes are checked on 9 x 9 puzzles with small
-    patterns made alike on purpose by a narrow grade, then by the reference canonical form."""
+    """Canonical forms (SPEC 6) exist for 9 x 9 only: every form kept differs, and the first
+    ones are the reference's."""
     generate(tmp_path / "out", count=30, seed=4, distinct=True, workers=2, batch_size=7)
     found = rows(tmp_path / "out")
     forms = found["canonical"].to_list()
@@ -125,10 +125,8 @@ def test_distinct_keeps_one_puzzle_of_each_class_up_to_symmetry(tmp_path):
         assert reference_canonical(puzzle) == form
 
 
-def test_distinct_drops_the_repeats_that_are_there_without_it(tmp_path):
-    """On 4 x 4 grids repeats up to symmetry are common, and exact repeats too: distinct on
-    9 x 9 is checked above; here, that without it the candidates kept are every candidate of
-    the grades asked, in draw order."""
+def test_of_any_grade_every_draw_is_kept_in_draw_order(tmp_path):
+    """Without a grade or distinct, the run keeps draws 0, 1, 2, ... as candidates makes them."""
     generate(tmp_path / "out", count=50, boxsize=2, seed=9, workers=1, batch_size=9)
     puzzles, _ = candidates(9, 0, 50, 2)
     found = rows(tmp_path / "out")
