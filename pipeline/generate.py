@@ -281,15 +281,15 @@ def dispatch(selection: Selection, engine: Engine, *, started: float, progress: 
 
 
 def auto_draws(selection: Selection, workers: int) -> int:
-    """Draws per batch when ``batch_size`` is 0, chosen again for each batch: the draws still
-    needed at the acceptance rate so far (taken as 1 until some are selected), spread
-    over ``BATCHES_PER_WORKER`` batches a worker, at most ``MAX_AUTO_DRAWS``. (The puzzles
-    never depend on it.)"""
+    """Draws per batch when ``batch_size`` is 0, chosen again for each batch: the draws the
+    whole run needs at the acceptance rate so far (taken as 1 until some are selected),
+    spread over ``BATCHES_PER_WORKER`` batches a worker, at most ``MAX_AUTO_DRAWS``. (The
+    puzzles never depend on it.)"""
     generation = selection.generation
     rate = selection.acceptance() if selection.kept else 1.0
     if not selection.kept and selection.drawn:  # none kept yet: at most one in the draws made
         rate = 1 / selection.drawn
-    needed = (generation.count - selection.kept) / rate
+    needed = generation.count / rate
     spread = int(-(-needed // (BATCHES_PER_WORKER * max(workers, 1))))
     return max(1, min(spread, MAX_AUTO_DRAWS[selection.draws.boxsize]))
 
@@ -331,7 +331,9 @@ def select(selection: Selection, unit: GenerateUnit, stats: Stats) -> None:
     if selection.generation.distinct:
         selection.seen.update(table.column("canonical").to_pylist())
     selection.parts[info.key] = info
-    selection.tally.add(0, Stats.of_table(table).with_worker_seconds(stats.worker_seconds))
+    if table.num_rows != stats.rows:  # the worker counted rows dropped here
+        stats = Stats.of_table(table).with_worker_seconds(stats.worker_seconds)
+    selection.tally.add(0, stats)
     selection.kept += info.rows
     selection.drawn = info.first_draw + info.draws
     selection.ended = info.last

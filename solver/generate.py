@@ -286,10 +286,14 @@ def _another_solution(puzzle, solution, orbit, work, units, peers, unit_of, full
                 depth -= 1
             if depth < 1:
                 break
+            # The solution's own digit first: another solution differs from it in few cells
+            # (an unavoidable set), so following it finds one in a few nodes.
             rest = np.int64(untried[depth])
-            bit = rest & -rest
-            untried[depth] = rest & ~bit
             seed = chosen[depth]
+            bit = np.int64(1) << (solution[seed] - 1)
+            if not rest & bit:
+                bit = rest & -rest
+            untried[depth] = rest & ~bit
             stack[depth + 1, :] = stack[depth, :]
             stack[depth + 1, seed] = bit
             depth += 1
