@@ -22,6 +22,7 @@ measured in one sitting.
 from __future__ import annotations
 
 import argparse
+import resource
 import shutil
 import statistics
 import subprocess
@@ -43,20 +44,29 @@ from solver.vocabulary import GRADES  # noqa: E402
 QQWING_COUNT = 1500
 
 
-def qqwing_rate(count: int, repeats: int) -> float | None:
-    """Puzzles per second of ``qqwing --generate COUNT --one-line`` (median), None without it."""
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and its children that have ended (the workers
+    of a run, QQWing): what other processes on a busy machine do not inflate."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def qqwing_rate(count: int, repeats: int) -> tuple[float, float] | None:
+    """Puzzles per second of ``qqwing --generate COUNT --one-line``, by the wall clock and per
+    CPU second (medians), None without it."""
     binary = shutil.which("qqwing")
     if binary is None:
         return None
-    rates = []
+    rates, cpu_rates = [], []
     for _ in range(repeats):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), cpu_seconds()
         done = subprocess.run([binary, "--generate", str(count), "--one-line"],
                               capture_output=True, text=True, check=True)
-        seconds = time.perf_counter() - started
+        rates.append(count / (time.perf_counter() - started))
+        cpu_rates.append(count / (cpu_seconds() - started_cpu))
         assert len(done.stdout.split()) == count
-        rates.append(count / seconds)
-    return statistics.median(rates)
+    return statistics.median(rates), statistics.median(cpu_rates)
 
 
 def candidates_rate(count: int, repeats: int, boxsize: int = 3) -> float:
@@ -70,20 +80,23 @@ def candidates_rate(count: int, repeats: int, boxsize: int = 3) -> float:
     return statistics.median(rates)
 
 
-def run_rate(count: int, repeats: int, **settings) -> tuple[float, dict]:
-    """Puzzles kept per second of a generated run on one worker (median over seeds), and the
-    last run's ``generated`` summary (draws, acceptance)."""
-    rates, generated = [], {}
+def run_rate(count: int, repeats: int, **settings) -> tuple[float, dict, float]:
+    """Puzzles kept per second of a generated run on one worker (median over seeds), the
+    last run's ``generated`` summary (draws, acceptance), and puzzles per CPU second of the
+    whole run (its worker and this process; median)."""
+    rates, cpu_rates, generated = [], [], {}
     with tempfile.TemporaryDirectory(prefix="bench-generate-") as directory:
         for seed in range(repeats + 1):  # the first run warms up
             out = Path(directory) / f"run-{seed}"
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), cpu_seconds()
             summary = generate_dataset(out, *load_generation(
                 count=count, seed=seed, workers=1, quiet=True, **settings), progress=False)
             if seed:
-                rates.append(count / (time.perf_counter() - started - summary.compile_seconds))
+                compiling = summary.compile_seconds
+                rates.append(count / (time.perf_counter() - started - compiling))
+                cpu_rates.append(count / (cpu_seconds() - started_cpu - compiling))
             generated = summary.generated
-    return statistics.median(rates), generated
+    return statistics.median(rates), generated, statistics.median(cpu_rates)
 
 
 def main() -> None:
@@ -95,18 +108,21 @@ def main() -> None:
     print(f"settings: minimal puzzles, symmetry none, rules bird unless said, --workers 1; "
           f"medians of {args.repeats} runs\n")
 
+    print(f"{'':50}{'wall':>10}{'per CPU s':>12}")
     qqwing = qqwing_rate(QQWING_COUNT, args.repeats)
     if qqwing is None:
         print("QQWing is not installed here (apt-get install qqwing): no comparison")
     else:
-        print(f"QQWing (qqwing --generate {QQWING_COUNT} --one-line)     {qqwing:10,.0f} puzzles/s")
+        print(f"{f'QQWing (qqwing --generate {QQWING_COUNT} --one-line)':50}{qqwing[0]:10,.0f}"
+              f"{qqwing[1]:12,.0f}  puzzles/s")
     drawn = candidates_rate(args.count, args.repeats)
-    print(f"solver.generate.candidates, 9 x 9, one core        {drawn:10,.0f} puzzles/s")
-    whole, generated = run_rate(args.count, args.repeats)
-    ratio = f"   {whole / qqwing:.1f} x QQWing" if qqwing else ""
-    print(f"generate --workers 1, 9 x 9, any grade            {whole:10,.0f} puzzles/s{ratio}")
-    distinct, _ = run_rate(args.count, args.repeats, distinct=True)
-    print(f"generate --workers 1, 9 x 9, --distinct           {distinct:10,.0f} puzzles/s")
+    print(f"{'solver.generate.candidates, 9 x 9 (drawing only)':50}{'':10}{drawn:12,.0f}")
+    whole, generated, whole_cpu = run_rate(args.count, args.repeats)
+    ratio = (f"  {whole / qqwing[0]:.1f} x QQWing by the wall, {whole_cpu / qqwing[1]:.1f} x "
+             "per CPU second") if qqwing else ""
+    print(f"{'generate --workers 1, 9 x 9, any grade':50}{whole:10,.0f}{whole_cpu:12,.0f}{ratio}")
+    distinct, _, distinct_cpu = run_rate(args.count, args.repeats, distinct=True)
+    print(f"{'generate --workers 1, 9 x 9, --distinct':50}{distinct:10,.0f}{distinct_cpu:12,.0f}")
 
     print(f"\nacceptance rate of each grade (shares of {args.count:,} candidates, seed "
           f"{args.repeats}), and puzzles/s asking for it alone:")
@@ -117,15 +133,15 @@ def main() -> None:
             print(f"  {grade:<14}{share:8.2%}   (none drawn: no rate)")
             continue
         wanted = max(20, min(500, int(args.count * share / 4)))
-        rate, found = run_rate(wanted, args.repeats, grade=grade)
+        rate, found, _ = run_rate(wanted, args.repeats, grade=grade)
         print(f"  {grade:<14}{share:8.2%}   {rate:10,.0f} puzzles/s   (runs of {wanted:,}; "
               f"acceptance {found['acceptance']:.2%})")
 
     print()
-    small, _ = run_rate(args.count, args.repeats, boxsize=2)
-    print(f"generate --workers 1, 4 x 4                       {small:10,.0f} puzzles/s")
-    large, _ = run_rate(4, max(1, args.repeats - 1), boxsize=4, rules="singles")
-    print(f"generate --workers 1, 16 x 16, --rules singles    {large:10,.2f} puzzles/s")
+    small, _, small_cpu = run_rate(args.count, args.repeats, boxsize=2)
+    print(f"{'generate --workers 1, 4 x 4':50}{small:10,.0f}{small_cpu:12,.0f}")
+    large, _, large_cpu = run_rate(10, max(1, args.repeats - 1), boxsize=4, rules="singles")
+    print(f"{'generate --workers 1, 16 x 16, --rules singles':50}{large:10,.2f}{large_cpu:12,.2f}")
 
 
 def _grade_shares(count: int, seed: int) -> dict[str, float]:
