@@ -10,12 +10,16 @@ DEV_STAMP := $(VENV)/.dev-stamp
 INPUT  ?= data/sample.csv
 OUTPUT ?= output
 CONFIG ?= configs/default.toml
+GENERATED ?= generated
+GENERATE_CONFIG ?= configs/generate.toml
 
-.PHONY: help solve-dataset test test-slow bench lint venv
+.PHONY: help solve-dataset generate test test-slow bench lint venv
 
 help:
 	@echo "make solve-dataset [INPUT=data/sample.csv] [OUTPUT=output] [CONFIG=configs/default.toml] [OVERWRITE=1]"
 	@echo "                     solve INPUT into OUTPUT (creates .venv on first use); again: continue it"
+	@echo "make generate [GENERATED=generated] [GENERATE_CONFIG=configs/generate.toml] [OVERWRITE=1]"
+	@echo "                     1,000 new minimal puzzles of mixed grades, a fixed seed (creates .venv)"
 	@echo "make test            the test suite (installs the dev extras on first use)"
 	@echo "make test-slow       the tests marked slow"
 	@echo "make bench           every tools/bench_*.py: figures, never a failure on a time"
@@ -42,6 +46,13 @@ solve-dataset: $(RUN_STAMP)
 	@echo "sudoku-pipeline solve-dataset $(INPUT) --output $(OUTPUT) --config $(CONFIG)$(if $(OVERWRITE), --overwrite)"
 	@SUDOKU_PIPELINE_OVERWRITE_HINT=OVERWRITE=1 $(BIN)/sudoku-pipeline solve-dataset $(INPUT) --output $(OUTPUT) \
 		--config $(CONFIG) $(if $(OVERWRITE),--overwrite)
+
+# The same puzzles at every run (configs/generate.toml fixes the seed); a rerun continues a
+# stopped run, or prints the summary of a finished one.
+generate: $(RUN_STAMP)
+	@echo "sudoku-pipeline generate --output $(GENERATED) --config $(GENERATE_CONFIG)$(if $(OVERWRITE), --overwrite)"
+	@SUDOKU_PIPELINE_OVERWRITE_HINT=OVERWRITE=1 $(BIN)/sudoku-pipeline generate --output $(GENERATED) \
+		--config $(GENERATE_CONFIG) $(if $(OVERWRITE),--overwrite)
 
 test: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q

@@ -19,7 +19,17 @@ from typing import Annotated, Any
 import typer
 
 from pipeline.errors import PipelineError, RunIncomplete
-from pipeline.settings import DECLARED, SETTING_NAMES, SOLVE_SETTINGS, Settings, load_settings
+from pipeline.settings import (
+    DECLARED,
+    GENERATE_SETTINGS,
+    GENERATION_DECLARED,
+    SETTING_NAMES,
+    SOLVE_SETTINGS,
+    Generation,
+    Settings,
+    load_generation,
+    load_settings,
+)
 
 app = typer.Typer(
     name="sudoku-pipeline",
@@ -78,7 +88,7 @@ OPTION_TYPES = {"count": int, "seconds": float, "choice": str, "text": str, "fla
 
 def setting_option(name: str, *, default: Any = None) -> inspect.Parameter:
     """The CLI option of setting ``name``, from its declaration in ``pipeline.settings``."""
-    declared = DECLARED[name]
+    declared = DECLARED[name] if name in DECLARED else GENERATION_DECLARED[name]
     flag = "--" + name.replace("_", "-")
     help = declared.help
     if declared.kind == "names":
@@ -88,11 +98,18 @@ def setting_option(name: str, *, default: Any = None) -> inspect.Parameter:
     if declared.zero:
         help += f" 0 means {declared.zero}."
     names = [flag, f"-{declared.short}"] if declared.short else [flag]
+    if declared.kind == "flag" and _built_in(name) is True:  # a flag that is on: say how to drop it
+        names = [f"{flag}/--no-{flag[2:]}"]
     kind = OPTION_TYPES[declared.kind]
     option = typer.Option(*names, help=help, show_default=default is not None)
     annotation = Annotated[kind if default is not None else kind | None, option]
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                              annotation=annotation)
+
+
+def _built_in(name: str) -> Any:
+    """The built-in default of setting ``name``."""
+    return getattr(Settings() if name in DECLARED else Generation(), name)
 
 
 def with_settings(names: tuple[str, ...], defaults: dict[str, Any] | None = None):
@@ -261,16 +278,28 @@ def solve_dataset_command(
     \b
         sudoku-pipeline solve-dataset data/sample.csv --output output --workers 2
     """
+
+    def solve(settings: Settings):
+        from pipeline.run import solve_dataset
+
+        return solve_dataset(inputs, output, settings)
+
+    _run(output, overrides, lambda: (load_settings(config, **overrides),), solve, "solve")
+
+
+def _run(output: str, overrides: dict[str, Any], load, run, verb: str) -> None:
+    """A command that writes a run into ``output``: ``run(*load())`` (``load`` returns the
+    ``Settings`` first), its summary printed (unless quiet); its errors one line, its stops
+    (time limit, Ctrl-C, SIGTERM) a line saying how to continue, each with its exit code."""
     quiet = bool(overrides.get("quiet"))
     signal.signal(signal.SIGTERM, _raise_terminated)
     _show_warnings()
     try:
-        from pipeline.run import solve_dataset
         from pipeline.summary import format_summary
 
-        settings = load_settings(config, **overrides)
-        quiet = settings.quiet
-        summary = solve_dataset(inputs, output, settings)
+        loaded = load()
+        quiet = loaded[0].quiet
+        summary = run(*loaded)
     except RunIncomplete as err:
         if err.summary is not None and not quiet:
             typer.echo(format_summary(err.summary))
@@ -288,9 +317,52 @@ def solve_dataset_command(
     if quiet:
         return
     if summary.nothing_solved:
-        typer.echo(f"nothing to solve: {output} holds this run already, complete (add "
-                   "--overwrite to solve it again); its summary:\n")
+        typer.echo(f"nothing to {verb}: {output} holds this run already, complete (add "
+                   f"--overwrite to {verb} it again); its summary:\n")
     typer.echo(format_summary(summary))
+
+
+# --- generate ---------------------------------------------------------------------------
+
+
+@app.command("generate")
+@with_settings(GENERATE_SETTINGS)
+def generate_command(
+    output: Annotated[
+        str, typer.Option("--output", "-o", help="Output directory for the Parquet parts: a "
+                          "path or a URL.")
+    ] = "generated",
+    config: Annotated[
+        list[Path] | None,
+        typer.Option(help="TOML settings file (see configs/generate.toml); options override "
+                     "it. Given more than once, each file overrides the ones before it."),
+    ] = None,
+    **overrides: Any,
+) -> None:
+    """Generate new puzzles (SPEC section 8) into an output directory, as a run: Parquet parts
+    with the columns puzzle, solution and draw and every result column of solve-dataset, the
+    run's manifest and summary; then print the summary.
+
+    Every puzzle has exactly one solution, is minimal (unless --no-minimal), has a grade of
+    --grade and, with --distinct, differs up to symmetry from every other. The same seed gives
+    the same puzzles whatever --workers, --batch-size, --engine or stops and resumes: a stopped
+    run continues when the same command is run again.
+
+    Exit codes: 0 done, 2 an error (one line), 3 incomplete but resumable (--max-draws or the
+    time limit reached: the message says how many were kept), 130 interrupted (Ctrl-C).
+
+    Example:
+
+    \b
+        sudoku-pipeline generate --count 1000 --seed 7 --output generated
+        sudoku-pipeline generate --count 100 --grade subsets --symmetry rotate180 --distinct
+    """
+    def generate(settings: Settings, generation):
+        from pipeline.generate import generate_dataset
+
+        return generate_dataset(output, settings, generation)
+
+    _run(output, overrides, lambda: load_generation(config, **overrides), generate, "generate")
 
 
 RunDirectory = Annotated[

@@ -3,7 +3,8 @@
 - ``solve_frame(frame, **settings)``: a polars DataFrame or an Arrow table in; the same rows
   with the result columns of the Parquet output out (a null puzzle is an ``invalid`` row);
 - ``read_run(directory)``: a run's rows as a polars LazyFrame, in input order;
-- ``read_summary(directory)``: the summary the run stored.
+- ``read_summary(directory)``: the summary the run stored;
+- ``generate_frame(count=..., **settings)``: new puzzles (SPEC 8) as a polars DataFrame.
 
 >>> import polars as pl, pipeline
 >>> frame = pl.DataFrame({"puzzle": ["." * 81, None]})
@@ -24,12 +25,12 @@ from pipeline.errors import PipelineError
 from pipeline.part import output_schema
 from pipeline.read import column_layout, conform
 from pipeline.resume import coverage
-from pipeline.settings import ROW_SETTINGS, load_settings
+from pipeline.settings import ROW_SETTINGS, load_generation, load_settings
 from pipeline.summary import read_summary, run_parts
 from pipeline.text import escaped
 from pipeline.work import solve_table
 
-__all__ = ["read_run", "read_summary", "solve_frame"]
+__all__ = ["generate_frame", "read_run", "read_summary", "solve_frame"]
 CHUNK_ROWS = 50_000  # solved at a time, so that the solver's arrays stay small
 # The settings a frame is solved with: those the rows depend on (but how files are read).
 FRAME_SETTINGS = tuple(name for name in ROW_SETTINGS if name not in ("delimiter", "cast"))
@@ -93,6 +94,30 @@ def read_run(directory: str | os.PathLike, *, allow_incomplete: bool = False):
     if not infos:
         raise PipelineError(f"{escaped(directory)} holds no part yet")
     return pl.scan_parquet([storage.join(directory, info.name) for info in infos])
+
+
+def generate_frame(*, output: str | os.PathLike | None = None, **settings: Any):
+    """New puzzles (SPEC 8) as a polars DataFrame: the rows of a generated run (``puzzle``,
+    ``solution``, ``draw`` and the result columns), in draw order. ``settings`` are those of
+    ``sudoku-pipeline generate`` (``count``, ``seed``, ``grade``, ``symmetry``, ``workers``,
+    ...). The run is written to ``output`` (and continued there, as the command does), or to a
+    temporary directory, deleted after.
+
+    >>> from pipeline import generate_frame
+    >>> generate_frame(count=3, boxsize=2, seed=1).select("puzzle", "grade").height
+    3
+    """
+    import tempfile
+
+    from pipeline.generate import generate_dataset
+
+    chosen = load_generation(**{"quiet": True, **settings})
+    if output is not None:
+        generate_dataset(output, *chosen, progress=False)
+        return read_run(output).collect()
+    with tempfile.TemporaryDirectory(prefix="generated-") as directory:
+        generate_dataset(directory, *chosen, progress=False)
+        return read_run(directory).collect()
 
 
 def _is_polars(frame: Any) -> bool:

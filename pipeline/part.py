@@ -41,7 +41,11 @@ _NAME = re.compile(r"part-(\d{5,})-(\d{6,})\.parquet")
 class PartInfo:
     """Which rows a part holds: rows ``first_row`` .. ``first_row + rows - 1`` of ``source``,
     the input at position ``file_index``, batch ``batch_index`` of it; ``last`` when they end
-    the input (so the parts alone tell whether a run is complete)."""
+    the input (so the parts alone tell whether a run is complete).
+
+    A part of a generated run (SPEC 8) holds what it kept of draws ``first_draw`` ..
+    ``first_draw + draws - 1``; its ``first_row`` is -1 until the run has selected it, in draw
+    order (``placed``): a part not placed is a worker's candidates, not yet rows of the run."""
 
     source: str
     file_index: int
@@ -49,6 +53,19 @@ class PartInfo:
     first_row: int
     rows: int
     last: bool
+    first_draw: int = 0
+    draws: int = 0
+
+    @property
+    def placed(self) -> bool:
+        return self.first_row >= 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The footer's record of it: a part of inputs without the draws (as before them)."""
+        found = asdict(self)
+        if not self.draws:
+            del found["first_draw"], found["draws"]
+        return found
 
     @property
     def name(self) -> str:
@@ -106,7 +123,7 @@ def write_part(
 
     table = table.replace_schema_metadata({
         RUN_KEY: json.dumps(record, sort_keys=True).encode(),
-        PART_KEY: json.dumps(asdict(info)).encode(),
+        PART_KEY: json.dumps(info.to_json()).encode(),
     })
     plain = {name for name in plain_columns if name}
 

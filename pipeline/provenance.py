@@ -21,13 +21,19 @@ import platform
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from pipeline.settings import ROW_SETTINGS, SETTING_NAMES, Settings
+from pipeline.settings import (
+    GENERATION_DECLARED,
+    ROW_SETTINGS,
+    SETTING_NAMES,
+    Generation,
+    Settings,
+)
 from pipeline.version import __version__
 
 # The pipeline's modules that decide what a row holds (with every module of ``solver``; a
 # package, with every module of it).
 ROW_MODULES = ("pipeline.read", "pipeline.arrow", "pipeline.columns", "pipeline.part",
-               "pipeline.work")
+               "pipeline.work", "pipeline.draws", "pipeline.generate")
 
 
 def versions() -> dict[str, str]:
@@ -101,16 +107,19 @@ class RunRecord:
     code: str
     settings: Settings
     inputs: tuple[InputEntry, ...]
+    generation: Generation | None = None  # what a generated run draws and keeps (SPEC 8)
 
     @classmethod
-    def new(cls, settings: Settings, inputs: list[InputEntry]) -> RunRecord:
+    def new(cls, settings: Settings, inputs: list[InputEntry],
+            generation: Generation | None = None) -> RunRecord:
         """The record of a run starting here and now."""
-        return cls(__version__, versions(), code_digest(), settings, tuple(inputs))
+        return cls(__version__, versions(), code_digest(), settings, tuple(inputs), generation)
 
     def to_json(self) -> dict[str, Any]:
+        generated = {} if self.generation is None else {"generation": self.generation.to_dict()}
         return {"version": self.version, "versions": self.versions, "code": self.code,
                 "settings": self.settings.to_dict(),
-                "inputs": [asdict(entry) for entry in self.inputs]}
+                "inputs": [asdict(entry) for entry in self.inputs], **generated}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunRecord:
@@ -119,8 +128,10 @@ class RunRecord:
         apart by its version and code anyway)."""
         known = {key: tuple(value) if isinstance(value, list) else value
                  for key, value in data["settings"].items() if key in SETTING_NAMES}
+        generation = data.get("generation")
         return cls(str(data["version"]), dict(data["versions"]), str(data["code"]),
-                   Settings(**known), tuple(InputEntry(**entry) for entry in data["inputs"]))
+                   Settings(**known), tuple(InputEntry(**entry) for entry in data["inputs"]),
+                   None if generation is None else Generation.from_dict(generation))
 
     @functools.cached_property
     def identity(self) -> str:
@@ -132,8 +143,10 @@ class RunRecord:
         """What a part of this run carries in its footer (``pipeline.part``): the run's identity,
         version and settings, and the input its rows come from (the worker that writes it adds
         ``written_by``, its versions). A few hundred bytes, however many inputs the run has."""
+        generated = {} if self.generation is None else {"generation": self.generation.to_dict()}
         return {"run": self.identity, "version": self.version,
-                "settings": self.settings.to_dict(), "input": asdict(self.inputs[file_index])}
+                "settings": self.settings.to_dict(), "input": asdict(self.inputs[file_index]),
+                **generated}
 
     @property
     def paths(self) -> list[str]:
@@ -148,6 +161,7 @@ class RunRecord:
             "version": self.version,
             "code": self.code,
             "settings": {key: getattr(self.settings, key) for key in ROW_SETTINGS},
+            "generation": _rows_of(self.generation),
             "inputs": [(entry.path, entry.sha256) for entry in self.inputs],
         }
 
@@ -163,9 +177,26 @@ class RunRecord:
             if before["settings"][key] != after["settings"][key]:
                 return (f"{key} = {before['settings'][key]!r} (this run has "
                         f"{after['settings'][key]!r})")
+        if before["generation"] != after["generation"]:
+            return _generation_difference(before["generation"], after["generation"])
         if self.paths != now.paths:
             return f"other inputs ({', '.join(self.paths)})"
         for old, new in zip(self.inputs, now.inputs, strict=True):
             if old.sha256 != new.sha256:
                 return f"input {old.path} as it was before it changed"
         return ""
+
+
+def _rows_of(generation: Generation | None) -> dict[str, Any] | None:
+    """The settings of a generation that the rows depend on (max_draws only stops a run)."""
+    if generation is None:
+        return None
+    return {key: getattr(generation, key) for key, declared in GENERATION_DECLARED.items()
+            if declared.scope == "rows"}
+
+
+def _generation_difference(before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
+    if before is None or after is None:
+        return "generated puzzles" if after is None else "puzzles read from inputs"
+    key = next(key for key in before if before[key] != after[key])
+    return f"{key} = {before[key]!r} (this run has {after[key]!r})"

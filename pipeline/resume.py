@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -118,11 +119,14 @@ def survey(directory: str) -> Survey:
 
 
 def open_output(
-    directory: str | os.PathLike, run: RunRecord, schema: pa.Schema, *, overwrite: bool
+    directory: str | os.PathLike, run: RunRecord, schema: pa.Schema, *, overwrite: bool,
+    finished: Callable[[str, RunRecord, dict[tuple[int, int], Footer]],
+                       tuple[dict[tuple[int, int], PartInfo], Tally]] | None = None,
 ) -> Output:
     """Lock ``directory`` and start a run in it, or continue the one it holds (see module).
     ``schema`` is the input columns' (the manifest of a new run is written with the parts'
-    schema).
+    schema). ``finished`` tells the parts a continued run keeps (default ``finished_parts``:
+    those of its inputs' batches).
 
     Raises ``PipelineError`` when the directory cannot be used, holds files of other
     programs, holds another run (without ``overwrite``), or is in use by another run.
@@ -166,7 +170,8 @@ def open_output(
             _clear(directory)
         storage.remove_temporary_files(directory)
         if output.resumed:
-            output.done, output.kept = finished_parts(directory, output.run, found.parts)
+            output.done, output.kept = (finished or finished_parts)(directory, output.run,
+                                                                      found.parts)
         else:
             write_manifest(directory, output_schema(schema), run)
     except BaseException:

@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from pipeline import storage
 from pipeline.columns import RESULT_NAMES
-from pipeline.engines.contract import Engine, Failure, PartMissing
+from pipeline.engines.contract import Engine, Failure, PartMissing, UnitFunction
 from pipeline.errors import PipelineError, RunIncomplete, one_line
 from pipeline.part import PartInfo, output_schema
 from pipeline.provenance import InputEntry, RunRecord
@@ -160,17 +160,18 @@ def _out_of_memory(plan: Plan) -> RunIncomplete:
     )
 
 
-def build_engine(settings: Settings) -> Engine:
+def build_engine(settings: Settings, function: UnitFunction = solve_part) -> Engine:
     """The engine ``settings.engine`` names, sized by ``settings.workers``, running
-    ``pipeline.work.solve_part``: chosen here, once (``pipeline.engines``)."""
+    ``function`` (``pipeline.work.solve_part``, or a generated run's ``generate_part``):
+    chosen here, once (``pipeline.engines``)."""
     if settings.engine == "dask":
         from pipeline.engines.dask import DaskEngine
 
         return DaskEngine(workers=settings.workers, scheduler=settings.scheduler,
-                          function=solve_part)
+                          function=function)
     from pipeline.engines.local import LocalEngine
 
-    return LocalEngine(workers=settings.workers, function=solve_part)
+    return LocalEngine(workers=settings.workers, function=function)
 
 
 # --- plan ------------------------------------------------------------------------------------

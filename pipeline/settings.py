@@ -29,18 +29,21 @@ from solver import options as solve
 from solver.options import DEFAULTS, SolveOptions
 from solver.vocabulary import (
     CELL_VARIANTS,
+    GRADES,
     MAX_NODES_LIMIT,
     MAX_RATING_SAMPLES,
     MAX_SOLUTIONS_LIMIT,
     MEASURES,
     PRUNE_VARIANTS,
     RULE_SETS,
+    SYMMETRIES,
 )
 
 ENGINES = ("local", "dask")  # where the units of work run (pipeline.engines)
 CAST_TYPES = ("int", "float", "bool", "string")  # what --cast turns an input column into
 COMPRESSIONS = ("zstd", "snappy", "lz4", "gzip", "none")
 MAX_BATCH_SIZE = 10_000_000  # a part's 81-byte strings must fit 32-bit offsets
+MAX_COUNT = 1_000_000_000  # puzzles a generated run keeps, at most (and draws it makes)
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,7 @@ class Declared:
     scope: str = "session"
     short: str = ""
     text: str = "text"  # what a "text" setting holds, for messages
+    inputs: bool = False  # about reading input files: not a setting of ``generate``
 
 
 def setting(default: Any, help: str, kind: str, **declared: Any) -> Any:
@@ -94,14 +98,16 @@ class Settings:
     rules: str = setting(DEFAULTS.rules, "bird: naked singles; singles: adds hidden singles.", "choice",
                          choices=RULE_SETS, scope="rows")
     column: str = setting("", "Puzzle column; empty: found by name (puzzle, quizzes, ...).",
-                          "text", scope="rows", text="a column name")
+                          "text", scope="rows", text="a column name", inputs=True)
     solution_column: str = setting("", "Published-solution column; empty: solution(s).", "text",
-                                   scope="rows", text="a column name")
+                                   scope="rows", text="a column name", inputs=True)
     delimiter: str = setting("", "What separates the fields of a CSV file; empty: a comma (a tab "
-                             "in a .tsv file).", "delimiter", scope="rows")
+                             "in a .tsv file).", "delimiter", scope="rows",
+                             inputs=True)
     cast: tuple[str, ...] = setting((), "Input columns to read as another type, COLUMN:TYPE "
                                     f"(TYPE one of {', '.join(CAST_TYPES)}), comma-separated, "
-                                    "e.g. difficulty:float.", "casts", scope="rows")
+                                    "e.g. difficulty:float.", "casts", scope="rows",
+                                    inputs=True)
     compression: str = setting("zstd", "Parquet compression.", "choice", choices=COMPRESSIONS,
                                scope="run")
     engine: str = setting("local", "Where to run: local (a process pool) or dask (a Dask "
@@ -154,6 +160,50 @@ ROW_SETTINGS = tuple(name for name, declared in DECLARED.items() if declared.sco
 RUN_SETTINGS = tuple(name for name, declared in DECLARED.items() if declared.scope == "run")
 
 
+@dataclass(frozen=True)
+class Generation:
+    """What ``generate`` draws and keeps (SPEC section 8), beside the ``Settings`` of how the
+    candidates are solved and the run is written. ``grade`` empty means any rung."""
+
+    count: int = setting(1000, "Puzzles to keep.", "count", low=1, high=MAX_COUNT, scope="rows")
+    seed: int = setting(0, "The seed: the same seed gives the same puzzles.", "count",
+                        high=2**63 - 1, scope="rows")
+    grade: tuple[str, ...] = setting((), "Rungs of SPEC 5.1's ladder a kept puzzle may have, "
+                                     "comma-separated; empty or all: any.", "names",
+                                     choices=GRADES, scope="rows")
+    symmetry: str = setting("none", "The symmetry of the pattern of givens.", "choice",
+                            choices=SYMMETRIES, scope="rows")
+    minimal: bool = setting(True, "No given (no orbit of givens, with a symmetry) can be "
+                            "blanked with the solution staying unique.", "flag", scope="rows")
+    distinct: bool = setting(False, "Keep no puzzle equal up to symmetry to one kept before "
+                             "it (9 x 9: canonical forms).", "flag", scope="rows")
+    max_draws: int = setting(0, "Candidates to draw at most; then the run stops with what it "
+                             "kept, exit code 3, resumable with a larger value.", "count",
+                             high=MAX_COUNT * 1000, zero="no limit")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name, value in asdict(self).items()}
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Generation:
+        """The ``to_dict`` of a generation, back (names it does not know are left out)."""
+        return cls(**{key: tuple(value) if isinstance(value, list) else value
+                      for key, value in values.items() if key in GENERATION_NAMES})
+
+    def accepts(self) -> tuple[str, ...]:
+        """The rungs a kept puzzle may have."""
+        return self.grade or GRADES
+
+
+GENERATION_DECLARED: dict[str, Declared] = {f.name: f.metadata["declared"]
+                                            for f in fields(Generation)}
+GENERATION_NAMES = tuple(GENERATION_DECLARED)
+# The settings of ``generate``: what it draws, then how it solves and writes (no input files).
+GENERATE_SETTINGS = GENERATION_NAMES + tuple(
+    name for name, declared in DECLARED.items() if not declared.inputs)
+
+
 def available_cores() -> int:
     """CPU cores this process may run on (respects taskset/cgroup affinity)."""
     try:
@@ -162,8 +212,8 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def read_config(path: Path) -> dict[str, Any]:
-    """The settings in a TOML file, as a dict (unknown keys are an error)."""
+def read_config(path: Path, known: tuple[str, ...] = SETTING_NAMES) -> dict[str, Any]:
+    """The settings in a TOML file, as a dict (keys not ``known`` are an error)."""
     try:
         with open(path, "rb") as file:
             values = tomllib.load(file)
@@ -176,10 +226,12 @@ def read_config(path: Path) -> dict[str, Any]:
         raise PipelineError(f"config file {path} is not valid TOML: {err}") from None
     except (OSError, UnicodeDecodeError) as err:
         raise PipelineError(f"cannot read config file {path}: {err}") from None
-    unknown = sorted(set(values) - set(SETTING_NAMES))
+    unknown = sorted(set(values) - set(known))
     if unknown:
+        elsewhere = " (a setting of generate)" if unknown[0] in GENERATION_NAMES else ""
         raise PipelineError(
-            f"unknown setting {unknown[0]!r} in {path}; known settings: {', '.join(SETTING_NAMES)}"
+            f"unknown setting {unknown[0]!r}{elsewhere} in {path}; known settings: "
+            f"{', '.join(known)}"
         )
     return values
 
@@ -196,14 +248,7 @@ def load_settings(config: Path | str | Sequence[Path | str] | None = None,
     >>> load_settings(workers=2, rules="singles").rules
     'singles'
     """
-    values: dict[str, Any] = {}
-    configs = [config] if isinstance(config, str | os.PathLike) else list(config or [])
-    for path in configs:
-        values.update(read_config(Path(path)))
-    unknown = sorted(set(overrides) - set(SETTING_NAMES))
-    if unknown:
-        raise TypeError(f"unknown setting {unknown[0]!r}")
-    values.update({key: value for key, value in overrides.items() if value is not None})
+    values = _given(config, overrides, SETTING_NAMES)
     settings = replace(Settings(), **{key: checked(key, value) for key, value in values.items()})
     if settings.scheduler and settings.engine != "dask":
         raise PipelineError(
@@ -216,6 +261,69 @@ def load_settings(config: Path | str | Sequence[Path | str] | None = None,
     # The solver's settings are checked here, once (and a box size given as text, "4" from the
     # command line, is the number 4, as it is in a TOML file).
     return replace(settings, boxsize=settings.solve_options.boxsize)
+
+
+def _given(config: Path | str | Sequence[Path | str] | None, overrides: dict[str, Any],
+           known: tuple[str, ...]) -> dict[str, Any]:
+    """The values of the TOML files ``config`` (each overriding the ones before), then of the
+    ``overrides`` that are not None."""
+    values: dict[str, Any] = {}
+    configs = [config] if isinstance(config, str | os.PathLike) else list(config or [])
+    for path in configs:
+        values.update(read_config(Path(path), known))
+    unknown = sorted(set(overrides) - set(known))
+    if unknown:
+        raise TypeError(f"unknown setting {unknown[0]!r}")
+    values.update({key: value for key, value in overrides.items() if value is not None})
+    return values
+
+
+def load_generation(config: Path | str | Sequence[Path | str] | None = None,
+                    **overrides: Any) -> tuple[Settings, Generation]:
+    """The settings of ``generate`` (``GENERATE_SETTINGS``), as ``load_settings`` makes them:
+    how candidates are solved and written, and what is drawn and kept; the settings that
+    only make sense together are checked here (one line each).
+
+    >>> load_generation(count=10, grade="search")[1].grade
+    ('search',)
+    """
+    values = _given(config, overrides, GENERATE_SETTINGS)
+    asked = {key: values.pop(key) for key in GENERATION_NAMES if key in values}
+    if isinstance(asked.get("grade"), str) and asked["grade"].strip() in ("any", ""):
+        asked["grade"] = ()
+    generation = replace(Generation(), **{key: checked(key, value)
+                                          for key, value in asked.items()})
+    settings = load_settings(**values)
+    _check_generation(settings, generation)
+    if generation.distinct and "canonical" not in settings.measures:
+        settings = replace(settings, measures=(*settings.measures, "canonical"))
+        settings = replace(settings, measures=settings.solve_options.measures)  # in order
+    return settings, generation
+
+
+def _check_generation(settings: Settings, generation: Generation) -> None:
+    """What no one setting can say alone: a box size to draw, a canonical form for distinct,
+    room for count in max_draws, a uniqueness check."""
+    if settings.boxsize == "auto":
+        raise PipelineError("generate draws puzzles of one box size: give --boxsize 2, 3, 4 or "
+                            "5 (not auto)")
+    if generation.distinct and settings.boxsize != 3:
+        raise PipelineError(
+            f"setting distinct compares canonical forms, which SPEC 6 defines for 9 x 9 puzzles "
+            f"only (box size 3), not for box size {settings.boxsize}; leave out --distinct")
+    if generation.max_draws and generation.max_draws < generation.count:
+        raise PipelineError(
+            f"setting max_draws ({generation.max_draws:,}) is below count "
+            f"({generation.count:,}): at most one puzzle is kept per draw; raise it, or 0 for "
+            "no limit")
+    if settings.boxsize in (4, 5) and settings.rules == "bird":
+        n = settings.boxsize**2
+        raise PipelineError(
+            f"minimal {n} x {n} puzzles take Bird's search (naked singles only) millions of "
+            "nodes each, past the node budget: generate them with --rules singles")
+    if settings.max_solutions < 2:
+        raise PipelineError("generate keeps puzzles with exactly one solution, which takes "
+                            "counting to 2: setting max_solutions must be 2 or more")
 
 
 def _solve_options(settings: Settings) -> SolveOptions:
@@ -284,7 +392,7 @@ def checked(name: str, value: Any) -> Any:
     """``value`` if it is acceptable for setting ``name``, else a one-line PipelineError. (The
     values of ``SOLVE_SETTINGS`` are only put in their form here, names given as text made a
     tuple: ``solver.SolveOptions`` validates them.)"""
-    declared = DECLARED[name]
+    declared = DECLARED[name] if name in DECLARED else GENERATION_DECLARED[name]
     kind = declared.kind
     if name in SOLVE_SETTINGS:
         return _names(name, value, declared.choices) if kind == "names" else value

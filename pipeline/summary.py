@@ -95,6 +95,7 @@ class Summary:
     parts: int
     batch_rows: int | None
     labels: dict[str, str] = field(default_factory=dict)  # each input's label (groups)
+    generated: dict[str, Any] | None = None  # a generated run: its settings, draws, acceptance
 
     @property
     def rows_out(self) -> int:
@@ -138,6 +139,7 @@ class Summary:
             "labels": self.labels,
             "output": {"directory": self.directory, "parts": self.parts,
                        "batch_rows": self.batch_rows},
+            "generated": self.generated,
         }
 
     @classmethod
@@ -166,6 +168,7 @@ class Summary:
             parts=data["output"]["parts"],
             batch_rows=data["output"]["batch_rows"],
             labels=dict(data.get("labels", {})),
+            generated=data.get("generated"),
         )
 
 
@@ -204,6 +207,7 @@ def build_summary(
     duplicates: dict[str, Duplicates] | None = None,
     by_input: dict[str, Numbers] | None = None,
     batch_rows: int | None = None,
+    drawn: int | None = None,
 ) -> Summary:
     """The summary (SPEC section 4) from the stats of every part.
 
@@ -212,7 +216,8 @@ def build_summary(
     parts an earlier, stopped run had written (a resumed run), so that the rate counts only the
     rows solved in ``wall_seconds``; ``missing``: the row ranges not in the output, each with
     its reason; ``duplicates``: ``duplicates_of``; ``by_input``: ``by_input_of``;
-    ``batch_rows``: ``batch_rows_by_input``.
+    ``batch_rows``: ``batch_rows_by_input``; ``drawn``: the candidates a generated run drew
+    (SPEC 8) to keep its rows.
     """
     missing = tuple(missing)
     return Summary(
@@ -236,7 +241,21 @@ def build_summary(
         parts=stats.parts,
         batch_rows=batch_rows,
         labels=input_labels(run.paths),
+        generated=_generated(run, drawn, stats.rows),
     )
+
+
+def _generated(run: RunRecord, drawn: int | None, kept: int) -> dict[str, Any] | None:
+    """What a generated run asked for, drew and kept (None for a run of inputs)."""
+    if run.generation is None:
+        return None
+    return {**run.generation.to_dict(), "drawn": drawn or 0, "kept": kept,
+            "acceptance": round(kept / drawn, 6) if drawn else None}
+
+
+def drawn_by(infos: list[PartInfo]) -> int:
+    """The draws a generated run's parts (placed, in draw order) account for."""
+    return max((info.first_draw + info.draws for info in infos), default=0)
 
 
 def by_input_of(sources: list[str], tally: Tally) -> dict[str, Numbers] | None:
@@ -345,6 +364,7 @@ def _summarize(directory: str) -> Summary:
         duplicates=duplicates_of(run, directory, infos),
         by_input=by_input_of(run.paths, tally),
         batch_rows=batch_rows_by_input(infos, run),
+        drawn=drawn_by(infos),
     )
 
 
@@ -450,7 +470,8 @@ def run_parts(directory: str) -> tuple[RunRecord, list[PartInfo]]:
                 "than its manifest; keep one run per output directory (rerun solve-dataset with "
                 "--overwrite)"
             )
-        infos.append(footer.info)
+        if footer.info.placed:  # not a generated batch's candidates, still to be selected
+            infos.append(footer.info)
     return run, infos
 
 
@@ -509,6 +530,7 @@ def format_summary(summary: Summary) -> str:
     lines = [
         f"{rows}, {parts:,} Parquet part{'' if parts == 1 else 's'} in "
         f"{escaped(summary.directory)}",
+        *_generated_lines(summary.generated),
         "",
         f"{'status':<26}{'rows':>12}{'share':>9}   (shares of the {rows_out:,} rows)",
     ]
@@ -574,6 +596,21 @@ def format_summary(summary: Summary) -> str:
         f"{summary.solve_seconds:.2f} s solving"
     )
     return "\n".join(lines)
+
+
+def _generated_lines(generated: dict[str, Any] | None) -> list[str]:
+    """What a generated run drew and kept, in a line or two (none for a run of inputs)."""
+    if generated is None:
+        return []
+    acceptance = generated["acceptance"]
+    rate = "" if acceptance is None else f" (acceptance rate {acceptance:.2%})"
+    asked = [f"seed {generated['seed']}", "grade " + (",".join(generated["grade"]) or "any"),
+             f"symmetry {generated['symmetry']}",
+             "minimal" if generated["minimal"] else "not minimal"]
+    if generated["distinct"]:
+        asked.append("distinct up to symmetry")
+    return [f"generated     {generated['kept']:,} of {generated['count']:,} puzzles kept from "
+            f"{generated['drawn']:,} draws{rate}", f"              {', '.join(asked)}"]
 
 
 def format_groups(grouped: Grouped) -> str:

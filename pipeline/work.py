@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from pipeline.arrow import ascii_grid, byte_lengths, text_array
 from pipeline.columns import Solved, normal_bytes, result_arrays
-from pipeline.part import PartInfo, write_part
+from pipeline.part import Footer, PartInfo, write_part
 from pipeline.provenance import installed
 from pipeline.stats import Stats
 from solver.grid import boxsize_of, length_error
@@ -52,6 +52,11 @@ class Unit:
     @property
     def rows(self) -> int:
         return self.part.rows
+
+    def holds(self, footer: Footer, stats: Stats) -> bool:
+        """Whether a part whose footer reads ``footer``, of a unit that returned ``stats``,
+        is this unit's: its rows, all of them."""
+        return footer.info == self.part and footer.num_rows == self.rows == stats.rows
 
 
 def to_ipc(table: pa.Table) -> bytes:

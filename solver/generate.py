@@ -20,7 +20,14 @@ import functools
 
 import numpy as np
 
-from solver.fast_any import propagate, search, work_arrays
+from solver.fast_any import (
+    pick_cell,
+    propagate,
+    propagate_fixpoint,
+    seed_root,
+    single,
+    work_arrays,
+)
 from solver.grid import tables
 from solver.jit import compiled
 from solver.vocabulary import SYMMETRIES
@@ -164,7 +171,7 @@ def _random_grid(state, work, grid, solution, units, peers, unit_of, full):
 
 
 @compiled
-def _reduce(state, work, puzzle, solution, scratch, orbits, minimal, units, peers, unit_of, full):
+def _reduce(state, work, puzzle, solution, placed, orbits, minimal, units, peers, unit_of, full):
     """Blank the orbits of ``puzzle`` (the solution, to start) in a random order while the
     solution stays unique; with ``minimal`` every orbit is tried, else until one cannot go."""
     n_orbits = orbits.shape[0]
@@ -174,19 +181,145 @@ def _reduce(state, work, puzzle, solution, scratch, orbits, minimal, units, peer
         order[i], order[j] = order[j], order[i]
     for cell in range(puzzle.shape[0]):
         puzzle[cell] = solution[cell]
+    # ``placed``: the digits given in each unit, kept up to date as cells go and come back.
+    for unit in range(units.shape[0]):
+        placed[unit] = full
     for k in range(n_orbits):
         orbit = orbits[order[k]]
         for m in range(4):
             if orbit[m] >= 0:
-                puzzle[orbit[m]] = 0
-        found, _, _, budget_hit, _ = search(puzzle, work, scratch, 2, CHECK_NODES, False, False,
-                                            True, units, peers, unit_of, full)
-        if found != 1 or budget_hit:
+                _set(puzzle, placed, unit_of, orbit[m], 0, solution)
+        if _forced(puzzle, solution, orbit, placed, units, unit_of, full):
+            continue
+        if _another_solution(puzzle, solution, orbit, work, units, peers, unit_of, full):
             for m in range(4):
                 if orbit[m] >= 0:
-                    puzzle[orbit[m]] = solution[orbit[m]]
+                    _set(puzzle, placed, unit_of, orbit[m], solution[orbit[m]], solution)
             if not minimal:
                 return
+
+
+@compiled(inline="always")
+def _set(puzzle, placed, unit_of, cell, value, solution):
+    """Blank ``cell`` (``value`` 0) or give it back its digit, keeping ``placed`` in step."""
+    bit = np.int64(1) << (solution[cell] - 1)
+    puzzle[cell] = value
+    for k in range(3):
+        if value:
+            placed[unit_of[cell, k]] |= bit
+        else:
+            placed[unit_of[cell, k]] &= ~bit
+
+
+@compiled(inline="always")
+def _forced(puzzle, solution, orbit, placed, units, unit_of, full):
+    """Whether the givens alone force every blanked cell of ``orbit`` back to its digit, each as
+    a naked single (its units' givens leave it one digit) or a hidden single (no other blank
+    of one of its units may take the digit): then the puzzle says all the one before said,
+    and its solution stays unique without a search. (Most removals of a full grid pass; this
+    check is a few dozen operations where the search propagates the whole grid.)"""
+    for m in range(orbit.shape[0]):
+        cell = orbit[m]
+        if cell < 0:
+            continue
+        bit = np.int64(1) << (solution[cell] - 1)
+        left = full & ~(placed[unit_of[cell, 0]] | placed[unit_of[cell, 1]]
+                        | placed[unit_of[cell, 2]])
+        if left == bit:
+            continue
+        hidden = False
+        for k in range(3):
+            unit = unit_of[cell, k]
+            elsewhere = False
+            for j in range(units.shape[1]):
+                other = units[unit, j]
+                if other != cell and puzzle[other] == 0 and not (
+                        (placed[unit_of[other, 0]] | placed[unit_of[other, 1]]
+                         | placed[unit_of[other, 2]]) & bit):
+                    elsewhere = True
+                    break
+            if not elsewhere:
+                hidden = True
+                break
+        if not hidden:
+            return False
+    return True
+
+
+@compiled
+def _another_solution(puzzle, solution, orbit, work, units, peers, unit_of, full):
+    """Whether ``puzzle``, whose only solution was ``solution`` before the cells of ``orbit``
+    were blanked, now has another (or the check ran out of ``CHECK_NODES``).
+
+    Another solution differs from ``solution`` in some cell of the orbit (else it would solve
+    the puzzle before the blanking), so it is looked for with each orbit cell in turn denied
+    its digit: a search for one solution, which usually ends at its root in a contradiction
+    (far fewer nodes than counting solutions to 2)."""
+    stack, untried, chosen = work.stack, work.untried, work.chosen
+    nodes = 0
+    for m in range(orbit.shape[0]):
+        cell = orbit[m]
+        if cell < 0:
+            continue
+        blocked = _denied_root(puzzle, stack[1], cell, solution[cell], work, units, peers,
+                               unit_of, full)
+        depth = 1
+        seed = cell
+        fresh = False  # level 1 is propagated already
+        while True:
+            nodes += 1
+            if nodes > CHECK_NODES:
+                return True
+            matrix = stack[depth]
+            untried[depth] = 0
+            if fresh:
+                blocked = propagate(puzzle, matrix, seed, work, False, True, units, peers,
+                                    unit_of, full)
+            fresh = True
+            if not blocked:
+                best = pick_cell(matrix, False)
+                if best < 0:
+                    return True
+                chosen[depth] = best
+                untried[depth] = matrix[best]
+            while depth >= 1 and untried[depth] == 0:
+                depth -= 1
+            if depth < 1:
+                break
+            # The solution's own digit first: another solution differs from it in few cells
+            # (an unavoidable set), so following it finds one in a few nodes.
+            rest = np.int64(untried[depth])
+            seed = chosen[depth]
+            bit = np.int64(1) << (solution[seed] - 1)
+            if not rest & bit:
+                bit = rest & -rest
+            untried[depth] = rest & ~bit
+            stack[depth + 1, :] = stack[depth, :]
+            stack[depth + 1, seed] = bit
+            depth += 1
+    return False
+
+
+@compiled(inline="always")
+def _denied_root(puzzle, matrix, cell, digit, work, units, peers, unit_of, full):
+    """The root of ``puzzle`` with ``cell`` denied ``digit``, propagated (naked and hidden
+    singles) into ``matrix``; returns blocked. The naked singles of the givens are swept
+    first, then the digit denied: what the sweeps found holds in every solution, so it holds
+    in those without the digit there too."""
+    if seed_root(puzzle, matrix, work.queue, work.placed, units, unit_of, full) < 0:
+        return True
+    rest = np.int64(matrix[cell]) & ~(np.int64(1) << (digit - 1))
+    if rest == 0:
+        return True
+    matrix[cell] = rest
+    tail = 0
+    if single(rest):
+        work.queue[0] = cell
+        tail = 1
+    for unit in range(units.shape[0]):
+        work.dirty[unit] = 1
+    return propagate_fixpoint(matrix, work.queue, tail, work.dirty, True, units, peers,
+                              unit_of, full)
 
 
 @compiled(nogil=True)  # a worker's heartbeat thread runs meanwhile
@@ -194,11 +327,11 @@ def _candidates(seed, first, puzzles, solutions, orbits, minimal, units, peers, 
     cells = puzzles.shape[1]
     work = work_arrays(cells, units.shape[0])
     grid = np.zeros(cells, np.uint8)
-    scratch = np.zeros(cells, np.uint8)
     state = np.zeros(1, np.uint64)
+    placed = np.zeros(units.shape[0], np.int64)
     full = (np.int64(1) << units.shape[1]) - 1
     for i in range(puzzles.shape[0]):
         state[0] = _mix(seed ^ _mix(np.uint64(first + i) + np.uint64(0x9E3779B97F4A7C15)))
         _random_grid(state, work, grid, solutions[i], units, peers, unit_of, full)
-        _reduce(state, work, puzzles[i], solutions[i], scratch, orbits, minimal, units, peers,
+        _reduce(state, work, puzzles[i], solutions[i], placed, orbits, minimal, units, peers,
                 unit_of, full)

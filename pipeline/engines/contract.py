@@ -121,8 +121,7 @@ def accept(unit: Unit, result: Stats | PipelineError) -> Stats:
         footer = read_footer(unit.path)
     except FileNotFoundError:
         raise PartMissing(unit) from None
-    rows = unit.rows
-    if footer.info != unit.part or footer.num_rows != rows or result.rows != rows:
+    if not unit.holds(footer, result):
         raise PipelineError(
             f"part {unit.path} does not hold {unit.part.describe()} (it says {footer.info}, "
             f"{footer.num_rows} rows); was the output directory written by another run at the "
