@@ -361,40 +361,6 @@ def _next_subset(picks, k, n):
     return True
 
 
-@compiled
-def fish_blocked(matrix, n, kmax, lines, small, picks):
-    """SPEC 5.1's fish-blocked: for some digit, k base lines whose cells allowing it lie in fewer
-    than k cover lines (only lines of fewer than k homes can be among them)."""
-    for d in range(n):
-        bit = np.int64(1) << d
-        for across in range(2):
-            for i in range(n):
-                homes = np.int64(0)
-                for j in range(n):
-                    if np.int64(matrix[_line_cell(i, j, n, across)]) & bit:
-                        homes |= np.int64(1) << j
-                lines[i] = homes
-            for k in range(2, kmax + 1):
-                n_small = 0
-                for i in range(n):
-                    if popcount(lines[i]) < k:
-                        small[n_small] = i
-                        n_small += 1
-                if n_small < k:
-                    continue
-                for j in range(k):
-                    picks[j] = j
-                while True:
-                    cover = np.int64(0)
-                    for j in range(k):
-                        cover |= lines[small[picks[j]]]
-                    if popcount(cover) < k:
-                        return True
-                    if not _next_subset(picks, k, n_small):
-                        break
-    return False
-
-
 # -- W: wings ---------------------------------------------------------------------------------
 
 
@@ -471,6 +437,10 @@ class Trials(NamedTuple):
     match: np.ndarray  # (N,) int64: a unit's matching (subsets, crowded)
     owner: np.ndarray  # (N,) int64
     reach: np.ndarray  # (N,) int64
+    touched: np.ndarray  # (3N,) uint8: the units where a trial changed a cell
+    open_cells: np.ndarray  # (N,) int16: a unit's open cells
+    homes: np.ndarray  # (2, N, N) int64: per orientation, digit and line, the cover lines
+    sizes: np.ndarray  # (N + 1,) int64: a unit's open cells by their number of digits
 
 
 @compiled
@@ -478,17 +448,148 @@ def trial_arrays(cells, n):
     return Trials(np.empty(cells, np.int32), np.empty(cells, np.int32),
                   np.empty((3, cells), np.int32), np.empty(n, np.int64), np.empty(n, np.int64),
                   np.empty(4, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
-                  np.empty(n, np.int64))
+                  np.empty(n, np.int64), np.empty(3 * n, np.uint8), np.empty(n, np.int16),
+                  np.empty((2, n, n), np.int64), np.empty(n + 1, np.int64))
 
 
 @compiled
-def stuck(matrix, units, n, kmax, trials):
-    """The rest of SPEC 5.1's blocked, past what propagation finds: k cells of a unit allowing
-    fewer than k digits (no perfect matching: Hall), or a fish-blocked digit."""
+def stuck(matrix, start, everything, units, unit_of, n, kmax, trials):
+    """The rest of SPEC 5.1's blocked, past what propagation finds, for a matrix at the N + H
+    fixpoint: k cells of a unit allowing fewer than k digits, or a fish-blocked digit.
+
+    Unless ``everything``, ``matrix`` came from ``start`` (a matrix known not to be blocked) by
+    removing digits, and only the units where a cell changed, and the digits that left some
+    cell, can be blocked now.
+    """
+    changed_digits = np.int64(-1) if everything else np.int64(0)
+    touched = trials.touched
     for unit in range(units.shape[0]):
-        if not _perfect_matching(matrix, units[unit], trials.match, trials.owner):
+        touched[unit] = everything
+    if not everything:
+        for cell in range(matrix.shape[0]):
+            if matrix[cell] != start[cell]:
+                changed_digits |= np.int64(start[cell]) & ~np.int64(matrix[cell])
+                touched[unit_of[cell, 0]] = 1
+                touched[unit_of[cell, 1]] = 1
+                touched[unit_of[cell, 2]] = 1
+    for unit in range(units.shape[0]):
+        if touched[unit] and _crowded(matrix, units[unit], n, trials):
             return True
-    return fish_blocked(matrix, n, kmax, trials.lines, trials.small, trials.picks)
+    return _fish_blocked_at_fixpoint(matrix, n, kmax, changed_digits, trials)
+
+
+@compiled
+def _crowded(matrix, cells, n, trials):
+    """Some k cells of the unit ``cells`` allow fewer than k digits, at the N + H fixpoint.
+
+    There a singleton's digit is in no other cell of the unit, so such a set of cells, taken
+    smallest, is k open cells allowing k - 1 digits (drop a singleton and its digit: still
+    crowded); the unit's m open cells allow its m missing digits, each digit in two cells at
+    least (else a hidden single), so the m - k + 1 digits the set lacks live in the m - k other
+    open cells: m - k >= 2, and k >= 3 (two open cells allow two digits). So m >= 5, and at
+    least three open cells allow at most k - 1 <= m - 3 digits; only then is a perfect
+    matching looked for (Hall: crowded is none).  More: some k of 3 .. m - 2 has k open cells
+    of at most k - 1 digits.
+    """
+    m = 0
+    sizes = trials.sizes  # sizes[s]: the open cells of s digits
+    for s in range(sizes.shape[0]):
+        sizes[s] = 0
+    for k in range(cells.shape[0]):
+        choices = np.int64(matrix[cells[k]])
+        if not single(choices):
+            trials.open_cells[m] = cells[k]
+            sizes[popcount(choices)] += 1
+            m += 1
+    if m < 5:
+        return False
+    fewer = sizes[2]  # open cells of at most k - 1 digits
+    possible = False
+    for k in range(3, m - 1):
+        if fewer >= k:
+            possible = True
+            break
+        fewer += sizes[k]
+    if not possible:
+        return False
+    # A perfect matching: each cell takes a free digit if it has one, else augments.
+    owner, match = trials.owner, trials.match
+    for d in range(n):
+        owner[d] = -1
+    used = np.int64(0)
+    unplaced = 0
+    for i in range(m):
+        free = np.int64(matrix[trials.open_cells[i]]) & ~used
+        if free:
+            d = lowest_bit_index(free)
+            owner[d] = i
+            match[i] = d
+            used |= free & -free
+        else:
+            match[i] = -1
+            unplaced += 1
+    if unplaced == 0:
+        return False
+    open_cells = trials.open_cells[:m]
+    for i in range(m):
+        if match[i] < 0 and not _augment(matrix, open_cells, i, match, owner, np.int64(0)):
+            return True
+    return False
+
+
+@compiled
+def _fish_blocked_at_fixpoint(matrix, n, kmax, digits, trials):
+    """F's blocked for the ``digits`` (bits), at the N + H fixpoint: k base lines whose cells
+    allowing d lie in fewer than k cover lines.
+
+    There every line has a home for d, and a line with one home holds d placed, alone in its
+    cover line too: drop it from such a base and the rest is one (of k - 1 >= 2 lines, or of one
+    line with no home, which propagation finds). So only lines of 2 .. k - 1 homes are
+    combined, read off the open cells only.
+    """
+    homes = trials.homes  # (2, N, N): per orientation, digit and line, the cover lines
+    for across in range(2):
+        for d in range(n):
+            if (digits >> d) & 1:
+                for i in range(n):
+                    homes[across, d, i] = 0
+    for cell in range(matrix.shape[0]):
+        choices = np.int64(matrix[cell])
+        if single(choices):
+            continue
+        choices &= digits
+        r, c = cell // n, cell % n
+        while choices:
+            d = lowest_bit_index(choices)
+            choices &= choices - 1
+            homes[0, d, r] |= np.int64(1) << c
+            homes[1, d, c] |= np.int64(1) << r
+    small, picks = trials.small, trials.picks
+    for across in range(2):
+        for d in range(n):
+            if not (digits >> d) & 1:
+                continue
+            lines = homes[across, d]
+            for k in range(3, kmax + 1):
+                n_small = 0
+                for i in range(n):
+                    size = popcount(lines[i])
+                    if size >= 2 and size < k:
+                        small[n_small] = i
+                        n_small += 1
+                if n_small < k:
+                    continue
+                for j in range(k):
+                    picks[j] = j
+                while True:
+                    cover = np.int64(0)
+                    for j in range(k):
+                        cover |= lines[small[picks[j]]]
+                    if popcount(cover) < k:
+                        return True
+                    if not _next_subset(picks, k, n_small):
+                        break
+    return False
 
 
 @compiled
@@ -512,11 +613,12 @@ def _settle(matrix, cell, work, units, peers, unit_of, full):
 
 
 @compiled
-def _blocked_after(matrix, cell, work, units, peers, unit_of, full, n, kmax, trials):
-    """``_settle``, then the rest of SPEC 5.1's blocked; returns blocked."""
+def _blocked_after(matrix, cell, start, everything, work, units, peers, unit_of, full, n, kmax,
+                   trials):
+    """``_settle``, then the rest of SPEC 5.1's blocked (``stuck``); returns blocked."""
     if _settle(matrix, cell, work, units, peers, unit_of, full):
         return True
-    return stuck(matrix, units, n, kmax, trials)
+    return stuck(matrix, start, everything, units, unit_of, n, kmax, trials)
 
 
 @compiled
@@ -551,7 +653,8 @@ def t1_pass(matrix, known, trial, work, units, peers, unit_of, full, n, kmax, tr
             for c in range(cells):
                 trial[c] = matrix[c]
             trial[cell] = bit
-            if not _blocked_after(trial, cell, work, units, peers, unit_of, full, n, kmax, trials):
+            if not _blocked_after(trial, cell, matrix, False, work, units, peers, unit_of, full,
+                                  n, kmax, trials):
                 _note_fixed(matrix, trial, known)
                 continue
             changed = True
@@ -582,8 +685,8 @@ def t2_pass(matrix, work, units, peers, unit_of, full, n, kmax, trials):
             for c in range(cells):
                 deep[c] = matrix[c]
             deep[cell] = bit
-            if not _t1_closure_blocked(deep, cell, work, units, peers, unit_of, full, n, kmax,
-                                       trials):
+            if not _t1_closure_blocked(deep, cell, matrix, work, units, peers, unit_of, full, n,
+                                       kmax, trials):
                 _note_fixed(matrix, deep, known)
                 continue
             changed = True
@@ -604,14 +707,16 @@ def _eliminate_tried(matrix, cell, bit, known, work, units, peers, unit_of, full
         known[c] = 0
     if matrix[cell] == 0:
         return True
-    return _blocked_after(matrix, cell, work, units, peers, unit_of, full, n, kmax, trials)
+    return _blocked_after(matrix, cell, matrix, True, work, units, peers, unit_of, full, n, kmax,
+                          trials)
 
 
 @compiled
-def _t1_closure_blocked(matrix, cell, work, units, peers, unit_of, full, n, kmax, trials):
-    """Whether the closure of N + H + T1 of ``matrix``, whose ``cell`` was just set, is
+def _t1_closure_blocked(matrix, cell, start, work, units, peers, unit_of, full, n, kmax, trials):
+    """Whether the closure of N + H + T1 of ``matrix`` (``start`` with ``cell`` just set) is
     blocked."""
-    if _blocked_after(matrix, cell, work, units, peers, unit_of, full, n, kmax, trials):
+    if _blocked_after(matrix, cell, start, False, work, units, peers, unit_of, full, n, kmax,
+                      trials):
         return True
     while not complete(matrix):
         blocked, changed = t1_pass(matrix, trials.known[2], trials.outer, work, units, peers,

@@ -573,7 +573,8 @@ def explain(g: Matrix, limit: str = DEFAULT_GRADE_LIMIT) -> tuple[str, list[Step
             for rule in rules:
                 after = rule(m)
                 if after != m:
-                    steps.extend(Step(name, text) for text in describe(rule, m, after))
+                    for text in describe(rule, m, after):
+                        steps = with_step(steps, Step(name, text))
                     m = after
                     break
             else:
@@ -583,6 +584,16 @@ def explain(g: Matrix, limit: str = DEFAULT_GRADE_LIMIT) -> tuple[str, list[Step
         if name == limit or cheaply_blocked(m):
             break
     return "search", steps
+
+
+def with_step(steps: list[Step], step: Step) -> list[Step]:
+    """``steps`` and ``step``; singles of the same kind on the same rung, one after the other,
+    make one step (their cells listed together)."""
+    kind = step.text.split(": ", 1)[0]
+    if steps and kind.endswith("singles") and steps[-1].rung == step.rung and \
+            steps[-1].text.startswith(kind + ": "):
+        return [*steps[:-1], Step(step.rung, steps[-1].text + ", " + step.text.split(": ", 1)[1])]
+    return [*steps, step]
 
 
 def describe(rule: Rule, before: Matrix, after: Matrix) -> list[str]:
@@ -595,7 +606,7 @@ def describe(rule: Rule, before: Matrix, after: Matrix) -> list[str]:
         fixed = [f"{cell_name(r, c)} = {xs}" for r, row in enumerate(after)
                  for c, xs in enumerate(row) if single(xs) and not single(before[r][c])]
         words = "naked singles" if name == "prune" else "hidden singles"
-        return [f"{words}: {', '.join(fixed)}"] if fixed else [f"{words}: digits leave cells"]
+        return [f"{words}: {', '.join(fixed)}"] if fixed else []
     words = "locked candidates" if name == "lock" else "subsets"
     gone = [(r, c, d) for r, row in enumerate(before) for c, xs in enumerate(row)
             for d in xs if d not in after[r][c]]

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 
 import solver
-from solver import bird, fast_ladder, ladder, symmetry
+from solver import bird, fast_grade, fast_ladder, ladder, symmetry
 from solver.grid import ascii_rows, grids_from_ascii
 from tests.solver_cases import HUTTON, SHARED_DATASETS, as_text, excerpts, puzzles
 
@@ -96,7 +96,7 @@ def test_a_rating_is_the_mean_depth_of_the_copies_searched_by_the_fast_implement
 
 def test_grades_agree_on_every_excerpt():
     texts = excerpt_texts() + list(HUTTON.values())
-    fast = [solver.GRADES[code] for code in fast_ladder.grades(grids_of(texts))]
+    fast = [solver.GRADES[code] for code in fast_grade.grades(grids_of(texts), 3)]
     assert fast == [ladder.grade(matrix_of(text)) for text in texts]
 
 
@@ -171,7 +171,7 @@ def test_fresh_samples_of_the_shared_sets():
         if path.suffix == ".csv":
             lines = [line.split(",")[0] for line in lines[1:]]
         texts = rng.sample(lines, 3)
-        fast = [solver.GRADES[code] for code in fast_ladder.grades(grids_of(texts))]
+        fast = [solver.GRADES[code] for code in fast_grade.grades(grids_of(texts), 3)]
         assert fast == [ladder.grade(matrix_of(text)) for text in texts], path.name
         pairs = unique_rows(texts)
         sizes = fast_ladder.backdoor_sizes(grids_of([t for t, _ in pairs]),
@@ -215,12 +215,12 @@ def assert_invariant_under_symmetries(texts, rng, times=3):
     """grade and backdoor_size of every image, digits relabelled too, equal the original's."""
     pairs = unique_rows(texts)
     grids, solutions = grids_of([t for t, _ in pairs]), grids_of([s for _, s in pairs])
-    grade = fast_ladder.grades(grids)
+    grade = fast_grade.grades(grids, 3)
     backdoor = fast_ladder.backdoor_sizes(grids, solutions)
     for _ in range(times):
         cells, relabel = symmetry.random_symmetry(rng)
         images = symmetry.apply(grids, cells, relabel)
-        assert fast_ladder.grades(images).tolist() == grade.tolist()
+        assert fast_grade.grades(images, 3).tolist() == grade.tolist()
         image_solutions = symmetry.apply(solutions, cells, relabel)
         assert fast_ladder.backdoor_sizes(images, image_solutions).tolist() == backdoor.tolist()
 
@@ -243,7 +243,7 @@ def assert_lower_rungs_are_the_classes(texts):
                           found.singles_solvable[graded])
     assert np.array_equal((grade == "prune")[graded], found.prune_solvable[graded])
     # and every row that the fast implementation grades at all gets the grade of the pure function
-    assert found.grade[graded].tolist() == fast_ladder.grades(grids_of(texts)[graded]).tolist()
+    assert found.grade[graded].tolist() == fast_grade.grades(grids_of(texts)[graded], 3).tolist()
 
 
 def test_prune_and_singles_rungs_are_prune_and_singles_solvable_on_excerpts():
