@@ -298,12 +298,13 @@ def remove(m: Matrix, removals: Sequence[tuple[int, int, str]]) -> Matrix:
             for r, row in enumerate(m)]
 
 
-def by_findings(findings: Callable[[Matrix], list[Finding]]) -> Rule:
-    """The rule that removes, at once, every digit some instance found in ``m`` removes (each
-    instance's removals keep every solution of ``m``, so all of them together do too)."""
+def by_findings(findings: Callable[[Matrix], list[Finding]], name: str) -> Rule:
+    """The rule ``name`` that removes, at once, every digit some instance found in ``m``
+    removes (each instance's removals keep every solution of ``m``, so all of them together do
+    too)."""
     def rule(m: Matrix) -> Matrix:
         return remove(m, [x for finding in findings(m) for x in finding.removals])
-    rule.__name__ = findings.__name__.removesuffix("_findings")
+    rule.__name__ = rule.__qualname__ = name
     rule.__doc__ = findings.__doc__
     return rule
 
@@ -358,7 +359,7 @@ def fish_findings(m: Matrix) -> list[Finding]:
                               for f in across]
 
 
-fish = by_findings(fish_findings)
+fish = by_findings(fish_findings, "fish")
 
 
 def fish_blocked(m: Matrix) -> bool:
@@ -432,7 +433,7 @@ def wing_text(m: Matrix, p: tuple[int, int], z: str, wing: Sequence[tuple[int, i
     return f"{name}: pivot {shown(p)}, pincers {', '.join(map(shown, wing))}, on digit {z}"
 
 
-wings = by_findings(wing_findings)
+wings = by_findings(wing_findings, "wings")
 
 
 # -- T1 and T2: trials -----------------------------------------------------------------------------
@@ -497,15 +498,13 @@ RULE_LETTERS = {"prune": "N", "hide": "H", "lock": "L", "subsets": "S", "fish": 
                 "wings": "W", "trial": "T1", "trial2": "T2"}
 
 trial_findings = trials_by((prune, hide), "trial")
-trial = by_findings(trial_findings)
+trial = by_findings(trial_findings, "trial")
 trial.__doc__ = ("T1: \"d leaves cell c when the closure of N + H (naked and hidden singles) "
                  "from the current matrix with c set to {d} is blocked\" (Berthier's T&E(1)).")
-trial.__name__ = "trial"
 trial2_findings = trials_by((prune, hide, trial), "trial2")
-trial2 = by_findings(trial2_findings)
+trial2 = by_findings(trial2_findings, "trial2")
 trial2.__doc__ = ("T2: \"d leaves cell c when the closure of N + H + T1 from the current matrix "
                   "with c set to {d} is blocked\" (T&E(2)).")
-trial2.__name__ = "trial2"
 
 
 # SPEC 5.1's table: each rung and the rules whose closure it is ("search" is the rung of none).
@@ -600,8 +599,14 @@ def describe(rule: Rule, before: Matrix, after: Matrix) -> list[str]:
     """What ``rule`` did to ``before``: its instances for F, W, T1, T2; the cells it fixed for
     N and H; the digits it removed for L and S."""
     name = rule.__name__
-    if name in RULE_FINDINGS:
-        return [f"{f.text}: {leaving(f.removals)}" for f in RULE_FINDINGS[name](before)]
+    if name in RULE_FINDINGS:  # each instance that removes something none before it named
+        named: set[tuple[int, int, str]] = set()
+        texts = []
+        for f in RULE_FINDINGS[name](before):
+            if not set(f.removals) <= named:
+                texts.append(f"{f.text}: {leaving(f.removals)}")
+                named |= set(f.removals)
+        return texts
     if name in ("prune", "hide"):
         fixed = [f"{cell_name(r, c)} = {xs}" for r, row in enumerate(after)
                  for c, xs in enumerate(row) if single(xs) and not single(before[r][c])]
