@@ -18,8 +18,24 @@ hidden singles). What this module adds, each rule an elimination pass over the m
   fewer than k digits). ``solver.ladder`` enumerates the subsets, literally; the tests hold the
   two equal.
 
-Each rung goes on from the closure of the one before; cheap rules run first, and whatever a rule
-removes is propagated by singles before anything else runs. Everything is compiled lazily, with
+- **F**, fish, per digit and orientation on N-bit masks of the cover lines of each base line;
+  only lines with at most k homes can be in a base of k lines, so only those are combined;
+- **W**, wings, at the fixpoint of the rules below, where only the XY-wing and XYZ-wing can
+  remove anything (``wings_pass`` says why): a pivot of 2 or 3 digits and two pincers of 2;
+- **T1** and **T2**, trials: a copy of the matrix with one cell set, carried to its closure of
+  N + H (T1) or N + H + T1 (T2) by the singles propagation, then asked for the rest of SPEC
+  5.1's blocked (``stuck``: a crowded unit, a fish-blocked digit) on what the trial changed.
+
+Speedups that never change a closure: each rung goes on from the closure of the one before;
+cheap rules run first, and whatever a rule removes is propagated by singles before anything else
+runs; a rung stops when its matrix is complete or blocked; a trial stops at its first
+contradiction; only open candidates are tried; and a trial whose closure is not blocked tells
+that every digit it fixes is not blocked either (monotonicity: that closure lies within the
+matrix with such a cell set), so those trials are skipped until the matrix changes.
+
+One implementation serves every box size, 9 x 9 included: on the old four rungs a 9 x 9
+kernel of ``uint16`` masks graded about twice as fast (33,000 against 17,000 top1465 puzzles/s),
+but the trials are nearly all of the grade's time now (about 1,000 puzzles/s). Everything is compiled lazily, with
 ``solver.jit``'s on-disk cache.
 """
 

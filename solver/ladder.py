@@ -1,5 +1,6 @@
 """Difficulty beyond Bird's search (SPEC section 5), in Bird's style: the oracle for
-``solver.fast_ladder``.
+``solver.fast_grade`` (grade), ``solver.fast_ladder`` and ``solver.fast_measures`` (rating,
+backdoor size).
 
 Each elimination rule of SPEC 5.1 is a function from a matrix of choices to a matrix of choices,
 like Bird's ``prune``, and ``closure`` applies a list of them until none changes anything:
@@ -8,11 +9,19 @@ like Bird's ``prune``, and ``closure`` applies a list of them until none changes
     H  hide      hidden singles, ``hiddenBy boxs . hiddenBy cols . hiddenBy rows``
     L  lock      locked candidates, ``lockBy cols . lockBy rows`` on the 54 box/line meetings
     S  subsets   k cells of a unit with k digits between them, ``excludeBy`` every unit
+    F  fish      X-wing, swordfish, jellyfish: k base lines whose digit lies in k cover lines
+    W  wings     XY-wing and XYZ-wing, as SPEC words them ("allows no digit but v and z")
+    T1 trial     a digit leaves a cell when setting it there makes the N + H closure blocked
+    T2 trial2    the same with the N + H + T1 closure
 
+F, W, T1 and T2 work by instances (``Finding``: what was seen, in a solver's words, and what it
+removes); each rule removes at once what every instance found in the matrix removes, and
+``explain`` tells a puzzle's path up the ladder with them.
 ``grade`` is the first rung of the ladder whose closure solves the puzzle; ``rating`` averages the
 depth of the ``singles`` search over SPEC 5.2's fixed symmetric copies; ``backdoor_size`` counts
-the cells of the solution singles need.  Nothing here is optimised: the rules read as SPEC states
-them, and the fast implementation is tested against them.
+the cells of the solution singles need.  Little here is optimised: the rules read as SPEC states
+them, and the fast implementation is tested against them. (The trials skip what SPEC lets them
+skip, said where they do: a T2 grade still takes the reference many minutes.)
 """
 
 from __future__ import annotations
