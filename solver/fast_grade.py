@@ -35,8 +35,8 @@ matrix with such a cell set), so those trials are skipped until the matrix chang
 
 One implementation serves every box size, 9 x 9 included: on the old four rungs a 9 x 9
 kernel of ``uint16`` masks graded about twice as fast (33,000 against 17,000 top1465 puzzles/s),
-but the trials are nearly all of the grade's time now (about 1,000 puzzles/s). Everything is compiled lazily, with
-``solver.jit``'s on-disk cache.
+but the trials are nearly all of the grade's time now (about 1,000 puzzles/s). Everything is
+compiled lazily, with ``solver.jit``'s on-disk cache.
 """
 
 from __future__ import annotations
