@@ -142,6 +142,11 @@ def solve_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON object per puzzle, with every result field.")
     ] = False,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Then print, rung by rung, what each rule of the "
+                           "grade's ladder removed (the reference's rules: seconds for a trial "
+                           "puzzle, minutes for a trial2 one; --grade-limit stops sooner).")
+    ] = False,
     **settings: Any,
 ) -> None:
     """Solve puzzles. One puzzle is shown as grids (the seeds' put) with its statistics and
@@ -157,6 +162,8 @@ def solve_command(
         sudoku-pipeline solve \\
           ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..
         cut -d, -f1 puzzles.csv | tail -n +2 | sudoku-pipeline solve --json
+        sudoku-pipeline solve --explain \
+          ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..
     """
     import solver
     from pipeline.run import announce_compiling
@@ -178,12 +185,34 @@ def solve_command(
         for result in results:
             typer.echo(result.first_solution or f"{result.status}" + (
                 f": {result.error}" if result.error else ""))
+    if explain:
+        _show_paths(texts, results, options)
     if any(result.status == "invalid" for result in results):
         if len(texts) == 1 and not as_json:
             raise _fail(f"not a puzzle: {results[0].error}")
         raise typer.Exit(EXIT_USAGE)
     if any(result.first_solution is None for result in results):
         raise typer.Exit(1)
+
+
+def _show_paths(texts: list[str], results: list, options) -> None:
+    """Each valid puzzle's path up the ladder (``solver.explain``), a heading per rung."""
+    import solver
+
+    for text, result in zip(texts, results, strict=True):
+        if result.status == "invalid":
+            continue
+        typer.echo(f"\nthe ladder (SPEC 5.1), up to {options.grade_limit}: {text}")
+        rung = None
+        for step in solver.explain(text, options):
+            if step.text.startswith("grade: "):
+                typer.echo(step.text + ("" if result.grade else
+                                        f" (but the puzzle is {result.status}: no grade)"))
+            else:
+                if step.rung != rung:
+                    rung = step.rung
+                    typer.echo(f"{rung}:")
+                typer.echo(f"  {step.text}")
 
 
 def _puzzles_given(arguments: list[str] | None) -> list[str]:

@@ -458,10 +458,12 @@ def glance(facts: Facts) -> str:
 
 
 def grades_section(facts: Facts) -> str:
+    limit = facts.summary.settings.grade_limit
     return _section("grades", "Grade ladder per group", grade_chart(facts.numbers),
                     "Shares of each group's rows. The grade is the first rung whose rules solve "
-                    "the puzzle (SPEC 5.1); search when none does. Rows that are not unique or "
-                    "solved have no grade (grey).")
+                    f"the puzzle (SPEC 5.1), the rungs tried up to {limit} (grade_limit); "
+                    f"search when none does. Rows that are not unique or solved have no grade "
+                    "(grey).")
 
 
 def effort_section(facts: Facts) -> str:

@@ -29,6 +29,7 @@ from solver import options as solve
 from solver.options import DEFAULTS, SolveOptions
 from solver.vocabulary import (
     CELL_VARIANTS,
+    GRADE_LIMITS,
     GRADES,
     MAX_NODES_LIMIT,
     MAX_RATING_SAMPLES,
@@ -126,6 +127,10 @@ class Settings:
     rating_samples: int = setting(DEFAULTS.rating_samples, "Symmetric copies a rating averages "
                                   "over (SPEC 5.2).", "count", low=1, high=MAX_RATING_SAMPLES,
                                   scope="rows")
+    grade_limit: str = setting(DEFAULTS.grade_limit, "The last rung of the ladder the grade "
+                               "tries (SPEC 5.1); rows no rung up to it solves grade search. "
+                               "subsets keeps the hardest sets cheap.", "choice",
+                               choices=GRADE_LIMITS, scope="rows")
     boxsize: int | str = setting(DEFAULTS.boxsize, "The box size b of the puzzles, N = b * b: 3 "
                                  "for Sudoku (81 cells), 2 for 4 x 4, 4 for 16 x 16, 5 for 25 x "
                                  "25, or auto: each row's from its length (SPEC 7).", "choice",

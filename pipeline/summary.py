@@ -134,6 +134,7 @@ class Summary:
             "workers": self.workers,
             "engine": self.engine,
             "settings": self.settings.to_dict(),
+            "grade_limit": self.settings.grade_limit,  # said where the grade ladder is read
             "versions": self.versions,
             "inputs": [asdict(entry) for entry in self.inputs],
             "labels": self.labels,
@@ -550,7 +551,8 @@ def format_summary(summary: Summary) -> str:
           for key, count in numbers.ladder.items()),
         "",
         f"{'grade (SPEC 5.1)':<26}{'rows':>12}{'share':>9}   (shares of the {numbers.graded:,} "
-        f"graded puzzles: unique or solved; rules {summary.settings.rules})",
+        f"graded puzzles: unique or solved; rules {summary.settings.rules}; rungs tried up to "
+        f"grade_limit {summary.settings.grade_limit})",
         *(f"  {name:<24}{count:>12,}{share_text(count, numbers.graded):>9}"
           for name, count in numbers.grade_ladder.items()),
         "",

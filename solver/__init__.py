@@ -12,6 +12,7 @@ from solver.api import (
     BatchResult,
     Result,
     difficulty,
+    explain,
     solve,
     solve_ascii,
     solve_grids,
@@ -23,8 +24,10 @@ from solver.options import SolveOptions
 from solver.records import Difficulty, SearchColumns
 from solver.vocabulary import (
     CELL_VARIANTS,
+    DEFAULT_GRADE_LIMIT,
     DEFAULT_MAX_NODES,
     DEFAULT_RATING_SAMPLES,
+    GRADE_LIMITS,
     GRADES,
     IMPLEMENTATIONS,
     MAX_NODES_LIMIT,
@@ -38,9 +41,10 @@ from solver.vocabulary import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "CELL_VARIANTS", "DEFAULT_MAX_NODES", "DEFAULT_RATING_SAMPLES", "GRADES", "IMPLEMENTATIONS",
+    "CELL_VARIANTS", "DEFAULT_GRADE_LIMIT", "DEFAULT_MAX_NODES", "DEFAULT_RATING_SAMPLES",
+    "GRADE_LIMITS", "GRADES", "IMPLEMENTATIONS",
     "MAX_NODES_LIMIT", "MAX_RATING_SAMPLES", "MEASURES", "PRUNE_VARIANTS", "RULE_SETS",
     "STATUSES", "BatchResult", "Difficulty", "Result", "SearchColumns", "SolveOptions",
-    "contradiction", "difficulty", "parse_error", "solve", "solve_ascii", "solve_grids",
+    "contradiction", "difficulty", "explain", "parse_error", "solve", "solve_ascii", "solve_grids",
     "solve_strings", "source_digest", "__version__",
 ]

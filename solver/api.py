@@ -292,6 +292,32 @@ def solve(puzzle: str, options: SolveOptions | None = None, *, implementation: s
     return solve_strings([puzzle], options, implementation=implementation, **changes).row(0)
 
 
+def explain(puzzle: str, options: SolveOptions | None = None, **changes) -> list[ladder.Step]:
+    """The path of one puzzle up the ladder (SPEC 5.1), rung by rung: what each rule removed, in
+    a solver's words, as the reference's rules (``solver.ladder.explain``) find it, up to
+    ``options.grade_limit``. The last step names the grade. ValueError for a text that is not a
+    puzzle of a box size ``options.boxsize`` takes.
+
+    The reference is literal, hence slow: seconds for a ``trial`` puzzle, minutes for a
+    ``trial2`` one (``grade_limit`` stops it sooner).
+
+    >>> easy = "2....1.38........5.7...6..........13.981..25731....8..9..8...2..5..697844..25...."
+    >>> explain(easy)[-1].text
+    'grade: prune'
+    """
+    options = options_with(options, changes)
+    text = strip_line_ending(puzzle)
+    boxsize = boxsize_of(text, options.boxsize)
+    error = (length_error(len(text), options.boxsize) if boxsize is None
+             else parse_error(text, boxsize, options.alphabet_of(boxsize)))
+    if error:
+        raise ValueError(error)
+    rows, _ = ascii_rows([text], boxsize**4)
+    grids, _ = grids_from_ascii(rows, options.alphabet_of(boxsize))
+    grade, steps = ladder.explain(bird.read_mat(text_of(grids[0])), options.grade_limit)
+    return [*steps, ladder.Step(grade, f"grade: {grade}")]
+
+
 def _implementation(name: str) -> str:
     return check_choice("implementation", name, IMPLEMENTATIONS)
 
@@ -318,8 +344,9 @@ def difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
 
 def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
                      options: SolveOptions) -> Difficulty:
-    """``difficulty`` compiled: ``solver.fast_ladder`` for 9 x 9 puzzles, ``solver.fast_grade``
-    and ``solver.fast_measures`` for the other box sizes.
+    """``difficulty`` compiled: ``solver.fast_grade`` for the grade of every box size;
+    ``solver.fast_ladder`` for the rating and backdoor size of 9 x 9 puzzles,
+    ``solver.fast_measures`` for the other box sizes.
 
     The search has settled the first two rungs already (``prune_solvable``, ``singles_solvable``),
     and a singles-solvable puzzle has rating 0 and backdoor size 0: only the other rows reach
@@ -329,13 +356,14 @@ def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns
     measured = Difficulty.null(len(grids))
     graded = np.isin(status, GRADED)
     settled = found.singles_solvable
+    singles = GRADES.index("singles") if options.grade_limit != "prune" else GRADES.index("search")
     measured.grade[graded & settled] = np.where(found.prune_solvable, GRADES.index("prune"),
-                                                GRADES.index("singles"))[graded & settled]
+                                                singles)[graded & settled]
     harder = graded & ~settled
     if harder.any():
         from solver import fast_grade
 
-        measured.grade[harder] = fast_grade.grades(grids[harder], boxsize)
+        measured.grade[harder] = fast_grade.grades(grids[harder], boxsize, options.grade_limit)
     unique = status == UNIQUE
     harder = unique & ~settled
     if options.measured("rating"):
@@ -376,7 +404,7 @@ def _reference_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchCo
     measured = Difficulty.null(len(grids))
     for i in np.flatnonzero(np.isin(status, GRADED)):
         g = bird.read_mat(text_of(grids[i]))
-        measured.grade[i] = GRADES.index(ladder.grade(g))
+        measured.grade[i] = GRADES.index(ladder.grade(g, options.grade_limit))
         if status[i] != UNIQUE:
             continue
         if options.measured("rating"):

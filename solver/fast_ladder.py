@@ -1,16 +1,12 @@
-"""SPEC section 5 on bit masks, compiled with numba: ``grade``, ``rating`` and ``backdoor_size`` for
-a whole batch per call, the same numbers as ``solver.ladder``.
+"""SPEC 5.2 and 5.3 on bit masks for 9 x 9 puzzles, compiled with numba: ``rating`` and
+``backdoor_size`` for a whole batch per call, the same numbers as ``solver.ladder``. (``grade``,
+SPEC 5.1, is ``solver.fast_grade``'s for every box size: its trials cost far more than anything
+a 9 x 9 kernel would save on the rungs below them.)
 
 A matrix of choices is 81 ``uint16`` masks, as in ``solver.fast``, whose propagation kernels do the
 naked and hidden singles here too (``seed_root``, ``propagate_fixpoint``), except in the rating's
 search, which holds its matrices as digit bands.  What this module adds:
 
-- **grade**: N and H as the root of the ``singles`` search computes them; then L over the 54
-  box/line meetings, three OR-ed masks each (the shared cells, the rest of the box, the rest of
-  the line: a digit of the shared cells missing from one rest leaves the other); then S, per unit,
-  as the unions of every subset of its open cells, one OR per subset from the subset without its
-  lowest cell, on the units where some cell changed since the unit was last looked at.  Cheap
-  rules first: L only at the N + H fixpoint, S only where L finds nothing.
 - **rating**: every copy of SPEC 5.2 is a cell permutation, and the ``singles`` closure commutes
   with it, so the copies are searched in place: the root's closure is computed once, and copy i
   differs only in the order its cell choice reads the cells (row-major order in the copy).  The
@@ -48,38 +44,8 @@ from solver.kernels import (
     seed_root,
 )
 from solver.symmetry import rating_copies
-from solver.vocabulary import GRADES
 
-PRUNE, SINGLES, INTERSECTIONS, SUBSETS, SEARCH = range(len(GRADES))
 NO_BACKDOOR = -1  # larger than the cells searched (SPEC 5.3: null)
-
-
-def _meetings(tables: Tables) -> np.ndarray:
-    """(54, 15): for each place a box meets a row or a column, its 3 shared cells, then the box's
-    6 other cells, then the line's 6 other cells."""
-    rows = []
-    for box in range(18, 27):
-        for line in range(18):
-            shared = sorted(set(tables.units[box]) & set(tables.units[line]))
-            if len(shared) == 3:
-                box_rest = [c for c in tables.units[box] if c not in shared]
-                line_rest = [c for c in tables.units[line] if c not in shared]
-                rows.append(shared + box_rest + line_rest)
-    return np.array(rows, np.int16)
-
-
-MEETINGS = _meetings(TABLES)
-
-class _Closing(NamedTuple):
-    """The work arrays of ``grade`` (allocated once per batch)."""
-
-    matrix: np.ndarray  # (81,) uint16
-    queue: np.ndarray  # (QUEUE_LENGTH,) int16
-    seen: np.ndarray  # (81,) uint16: the matrix when S last looked at the units
-    unions: np.ndarray  # (512,) int32: the digits of each set of a unit's open cells
-    choices_of: np.ndarray  # (512,) int32: the digits of open cell j, at index 1 << j
-    open_cells: np.ndarray  # (9,) int16: a unit's open cells
-    leaving: np.ndarray  # (9,) int32: the digits S takes out of each of them
 
 
 # The copies of one puzzle are searched together, a group of copies per node, as bits of an int64.
@@ -108,15 +74,6 @@ class _Copies(NamedTuple):
 
 
 # -- the batch functions -------------------------------------------------------------------------
-
-
-def grades(grids: np.ndarray) -> np.ndarray:
-    """SPEC 5.1 for every row of ``grids`` ((n, 81) uint8, 0 = blank): int8 indexes into
-    ``GRADES`` ("search" for a puzzle no closure solves, a blocked one included)."""
-    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
-    out = np.empty(len(grids), np.int8)
-    _grade_batch(grids, out, TABLES, MEETINGS)
-    return out
 
 
 def ratings(grids: np.ndarray, samples: int, max_nodes: int) -> np.ndarray:
@@ -183,179 +140,6 @@ def _singles_closure(grid, matrix, queue, tables):
     if still_open <= 0:
         return still_open < 0
     return _singles(matrix, queue, np.int64(0), np.int64(ALL_UNITS), tables)
-
-
-@compiled(inline="always")
-def _take(matrix, cell, digits, queue, tail, dirty, tables):
-    """``digits`` leave ``cell``.  Returns (blocked, tail, dirty): a cell left with one digit is
-    queued for naked singles, the units of a changed cell are marked for hidden singles."""
-    before = np.int32(matrix[cell])
-    after = before & ~digits
-    if after == before:
-        return False, tail, dirty
-    matrix[cell] = after
-    if after == 0:
-        return True, tail, dirty
-    dirty |= tables.unit_bits[cell]
-    if tables.popcount[after] == 1:
-        queue[tail] = cell
-        tail += 1
-    return False, tail, dirty
-
-
-# -- 5.1 grade -----------------------------------------------------------------------------------
-
-
-@compiled
-def _lock(matrix, queue, tables, meetings):
-    """One pass of L over the 54 box/line meetings.  Returns (blocked, tail, dirty) as ``_take``.
-
-    A digit of the shared cells that the rest of the box lacks is confined there within the box
-    (pointing: it leaves the rest of the line); one that the rest of the line lacks is confined
-    there within the line (claiming: it leaves the rest of the box).
-    """
-    tail = 0
-    dirty = 0
-    for meeting in range(meetings.shape[0]):
-        cells = meetings[meeting]
-        shared = np.int32(matrix[cells[0]] | matrix[cells[1]] | matrix[cells[2]])
-        box_rest = 0
-        line_rest = 0
-        for k in range(6):
-            box_rest |= matrix[cells[3 + k]]
-            line_rest |= matrix[cells[9 + k]]
-        pointing = shared & ~np.int32(box_rest) & np.int32(line_rest)
-        claiming = shared & ~np.int32(line_rest) & np.int32(box_rest)
-        if pointing:
-            for k in range(6):
-                blocked, tail, dirty = _take(matrix, cells[9 + k], pointing, queue, tail, dirty,
-                                             tables)
-                if blocked:
-                    return True, tail, dirty
-        if claiming:
-            for k in range(6):
-                blocked, tail, dirty = _take(matrix, cells[3 + k], claiming, queue, tail, dirty,
-                                             tables)
-                if blocked:
-                    return True, tail, dirty
-    return False, tail, dirty
-
-
-@compiled
-def _subsets(work, tables):
-    """One pass of S over the units where some cell differs from ``seen`` (the matrix as it stood
-    at the previous pass, which becomes the current one).  Returns (blocked, tail, dirty).
-
-    Only the open cells of a unit are combined: at the naked-single fixpoint they hold none of
-    the unit's singleton digits, so k cells, j of them singletons, allow exactly k digits when
-    their k - j open cells allow k - j, and then nothing leaves a singleton.  ``unions[s]`` is
-    the union of the open cells in the bit set ``s``, built from ``s`` less its lowest cell.
-    Where a singleton of this pass is not yet propagated the shortcut may miss an instance,
-    but that singleton's propagation changes the unit, which is then looked at again.
-    """
-    matrix, seen, unions, choices_of = work.matrix, work.seen, work.unions, work.choices_of
-    open_cells, leaving = work.open_cells, work.leaving
-    to_look_at = 0
-    for cell in range(81):
-        if matrix[cell] != seen[cell]:
-            to_look_at |= tables.unit_bits[cell]
-            seen[cell] = matrix[cell]
-    tail = 0
-    dirty = 0
-    for unit in range(27):
-        if not (to_look_at >> unit) & 1:
-            continue
-        n_open = 0
-        for k in range(9):
-            cell = tables.units[unit, k]
-            if tables.popcount[matrix[cell]] > 1:
-                open_cells[n_open] = cell
-                choices_of[1 << n_open] = matrix[cell]
-                leaving[n_open] = 0
-                n_open += 1
-        everyone = (1 << n_open) - 1
-        unions[0] = 0
-        for subset in range(1, everyone + 1):
-            lowest = subset & -subset
-            allowed = unions[subset ^ lowest] | choices_of[lowest]
-            unions[subset] = allowed
-            size = tables.popcount[subset]
-            if tables.popcount[allowed] < size:
-                return True, tail, dirty
-            if tables.popcount[allowed] == size and subset != everyone:
-                others = everyone & ~subset
-                for j in range(n_open):
-                    if (others >> j) & 1:
-                        leaving[j] |= allowed
-        for j in range(n_open):
-            if leaving[j]:
-                blocked, tail, dirty = _take(matrix, open_cells[j], leaving[j], work.queue,
-                                             tail, dirty, tables)
-                if blocked:
-                    return True, tail, dirty
-    return False, tail, dirty
-
-
-@compiled
-def _close_further(work, with_subsets, tables, meetings):
-    """Carry ``work.matrix`` from its N + H fixpoint on to the closure of N + H + L (+ S);
-    returns blocked.
-
-    L runs only at the N + H fixpoint, S only where L finds nothing; whatever they remove is
-    propagated by singles before anything else runs.
-    """
-    for cell in range(81):  # every unit differs from this: S looks at all of them the first time
-        work.seen[cell] = 0
-    while True:
-        blocked, tail, dirty = _lock(work.matrix, work.queue, tables, meetings)
-        if blocked:
-            return True
-        if dirty == 0 and with_subsets:
-            blocked, tail, dirty = _subsets(work, tables)
-            if blocked:
-                return True
-        if dirty == 0:
-            return False
-        if _singles(work.matrix, work.queue, np.int64(tail), np.int64(dirty), tables):
-            return True
-
-
-@compiled(nogil=True)  # a worker's heartbeat thread runs meanwhile
-def _grade_batch(grids, out, tables, meetings):
-    """``out[i]``: the index in GRADES of row i's grade."""
-    work = _Closing(
-        matrix=np.empty(81, np.uint16),
-        queue=np.empty(QUEUE_LENGTH, np.int16),
-        seen=np.empty(81, np.uint16),
-        unions=np.empty(512, np.int32),
-        choices_of=np.zeros(512, np.int32),
-        open_cells=np.empty(9, np.int16),
-        leaving=np.empty(9, np.int32),
-    )
-    for i in range(grids.shape[0]):
-        out[i] = _grade(grids[i], work, tables, meetings)
-
-
-@compiled
-def _grade(grid, work, tables, meetings):
-    """The first rung whose closure is complete and unblocked; each rung goes on from the
-    closure of the one before (any order of the rules reaches the same closure)."""
-    matrix = work.matrix
-    still_open = _naked_closure(grid, matrix, work.queue, tables)
-    if still_open < 0:
-        return SEARCH
-    if still_open == 0:
-        return PRUNE
-    if _singles(matrix, work.queue, np.int64(0), np.int64(ALL_UNITS), tables):
-        return SEARCH
-    if _complete(matrix, tables):
-        return SINGLES
-    for rung in (INTERSECTIONS, SUBSETS):
-        if _close_further(work, rung == SUBSETS, tables, meetings):
-            return SEARCH
-        if _complete(matrix, tables):
-            return rung
-    return SEARCH
 
 
 # -- 5.2 rating ----------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Difficulty beyond Bird's search (SPEC section 5), in Bird's style: the oracle for
-``solver.fast_ladder``.
+``solver.fast_grade`` (grade), ``solver.fast_ladder`` and ``solver.fast_measures`` (rating,
+backdoor size).
 
 Each elimination rule of SPEC 5.1 is a function from a matrix of choices to a matrix of choices,
 like Bird's ``prune``, and ``closure`` applies a list of them until none changes anything:
@@ -8,18 +9,27 @@ like Bird's ``prune``, and ``closure`` applies a list of them until none changes
     H  hide      hidden singles, ``hiddenBy boxs . hiddenBy cols . hiddenBy rows``
     L  lock      locked candidates, ``lockBy cols . lockBy rows`` on the 54 box/line meetings
     S  subsets   k cells of a unit with k digits between them, ``excludeBy`` every unit
+    F  fish      X-wing, swordfish, jellyfish: k base lines whose digit lies in k cover lines
+    W  wings     XY-wing and XYZ-wing, as SPEC words them ("allows no digit but v and z")
+    T1 trial     a digit leaves a cell when setting it there makes the N + H closure blocked
+    T2 trial2    the same with the N + H + T1 closure
 
+F, W, T1 and T2 work by instances (``Finding``: what was seen, in a solver's words, and what it
+removes); each rule removes at once what every instance found in the matrix removes, and
+``explain`` tells a puzzle's path up the ladder with them.
 ``grade`` is the first rung of the ladder whose closure solves the puzzle; ``rating`` averages the
 depth of the ``singles`` search over SPEC 5.2's fixed symmetric copies; ``backdoor_size`` counts
-the cells of the solution singles need.  Nothing here is optimised: the rules read as SPEC states
-them, and the fast implementation is tested against them.
+the cells of the solution singles need.  Little here is optimised: the rules read as SPEC states
+them, and the fast implementation is tested against them. (The trials skip what SPEC lets them
+skip, said where they do: a T2 grade still takes the reference many minutes.)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from itertools import combinations
+from itertools import combinations, product
 from math import isqrt
+from typing import NamedTuple
 
 from solver import bird, symmetry
 from solver.bird import (
@@ -36,7 +46,7 @@ from solver.bird import (
     single,
     ungroup,
 )
-from solver.vocabulary import DEFAULT_MAX_NODES, DEFAULT_RATING_SAMPLES
+from solver.vocabulary import DEFAULT_GRADE_LIMIT, DEFAULT_MAX_NODES, DEFAULT_RATING_SAMPLES
 
 Matrix = list[list[str]]
 Rule = Callable[[Matrix], Matrix]
@@ -161,10 +171,13 @@ def subsets(m: Matrix) -> Matrix:
 
 
 def crowded(row: list[str]) -> bool:
-    """Some k cells of the unit allow fewer than k digits between them."""
-    if len(row) > LITERAL_UNIT:
-        return matching(row) is None
-    return crowded_by_subsets(row)
+    """Some k cells of the unit allow fewer than k digits between them.
+
+    By Hall's theorem that is "no perfect matching" (see below): the trials of T1 and T2 ask
+    it of thousands of matrices, and the 2^9 subsets of a 9-cell unit, tried one by one
+    (``crowded_by_subsets``, held equal to it in the tests), would make the oracle too slow to
+    run on them."""
+    return matching(row) is None
 
 
 def crowded_by_subsets(row: list[str]) -> bool:
@@ -225,11 +238,18 @@ def exclude_by_matching(row: list[str]) -> list[str]:
             for cell, xs in enumerate(row)]
 
 
+def cheaply_blocked(m: Matrix) -> bool:
+    """Section 2's blocked: a cell with no digit, two equal singletons in a unit, or a digit with
+    no cell in a unit (Bird's ``blocked`` and ``missing``)."""
+    return bird.blocked(m) or bird.missing(m)
+
+
 def blocked(m: Matrix) -> bool:
-    """SPEC 5.1's blocked: a cell with no digit, two equal singletons in a unit, a digit with no
-    cell in a unit (Bird's ``blocked`` and ``missing``), or k cells of a unit that allow fewer than
-    k digits."""
-    return bird.blocked(m) or bird.missing(m) or any(crowded(u) for u in rows(m) + cols(m) + boxs(m))
+    """SPEC 5.1's blocked: section 2's (``cheaply_blocked``), or k cells of a unit that allow
+    fewer than k digits, or (F) the cells of k base lines that allow a digit lying in fewer than
+    k cover lines."""
+    return (cheaply_blocked(m) or any(crowded(u) for u in rows(m) + cols(m) + boxs(m))
+            or fish_blocked(m))
 
 
 def solved(m: Matrix) -> bool:
@@ -254,6 +274,248 @@ def closure(rules: Sequence[Rule], m: Matrix) -> Matrix:
             return m
 
 
+# -- what a rule saw, for ``explain`` and for the rules that work by instances ---------------------
+
+
+class Finding(NamedTuple):
+    """One instance of a rule: what it saw, in a solver's words, and the digits it removes, as
+    (row, column, digit) with rows and columns from 0."""
+
+    text: str
+    removals: tuple[tuple[int, int, str], ...]
+
+
+def cell_name(r: int, c: int) -> str:
+    """r5c3: row 5, column 3 (counted from 1, as solvers write them)."""
+    return f"r{r + 1}c{c + 1}"
+
+
+def leaving(removals: Sequence[tuple[int, int, str]]) -> str:
+    """"4 leaves r5c3, r9c8; 7 leaves r1c1": the removals by digit, in order."""
+    by_digit: dict[str, list[str]] = {}
+    for r, c, d in sorted(removals, key=lambda x: (x[2], x[0], x[1])):
+        by_digit.setdefault(d, []).append(cell_name(r, c))
+    return "; ".join(f"{d} leaves {', '.join(cells)}" for d, cells in by_digit.items())
+
+
+def remove(m: Matrix, removals: Sequence[tuple[int, int, str]]) -> Matrix:
+    """``m`` without the digits ``removals`` name."""
+    gone: dict[tuple[int, int], set[str]] = {}
+    for r, c, d in removals:
+        gone.setdefault((r, c), set()).add(d)
+    return [[without(gone.get((r, c), ()), xs) for c, xs in enumerate(row)]
+            for r, row in enumerate(m)]
+
+
+def by_findings(findings: Callable[[Matrix], list[Finding]], name: str) -> Rule:
+    """The rule ``name`` that removes, at once, every digit some instance found in ``m``
+    removes (each instance's removals keep every solution of ``m``, so all of them together do
+    too)."""
+    def rule(m: Matrix) -> Matrix:
+        return remove(m, [x for finding in findings(m) for x in finding.removals])
+    rule.__name__ = rule.__qualname__ = name
+    rule.__doc__ = findings.__doc__
+    return rule
+
+
+# -- F: fish ---------------------------------------------------------------------------------------
+
+FISH_NAMES = {2: "X-wing", 3: "swordfish", 4: "jellyfish"}
+
+
+def fish_sizes(n: int) -> range:
+    """SPEC 7: fish of 2 <= k <= min(4, N / 2) lines."""
+    return range(2, min(4, n // 2) + 1)
+
+
+def homes(m: Matrix, d: str) -> list[set[int]]:
+    """For each row, the columns of its cells that allow ``d``."""
+    return [{c for c, xs in enumerate(row) if d in xs} for row in m]
+
+
+def fish_in_rows(m: Matrix, lines: str = "rows", covers: str = "columns") -> list[Finding]:
+    """F with rows as the base: "for a digit d and k rows (the base), when the cells of those
+    rows that allow d lie in k columns (the cover) in all, d leaves every other cell of the
+    cover columns"."""
+    found = []
+    for d in digits_for(m):
+        where = homes(m, d)
+        for k in fish_sizes(len(m)):
+            for base in combinations(range(len(m)), k):
+                cover = sorted(set().union(*(where[r] for r in base)))
+                if len(cover) != k:
+                    continue
+                removals = tuple((r, c, d) for r in range(len(m)) if r not in base
+                                 for c in cover if c in where[r])
+                if removals:
+                    text = (f"{FISH_NAMES[k]} on digit {d}, {lines} {numbers(base)}, "
+                            f"{covers} {numbers(cover)}")
+                    found.append(Finding(text, removals))
+    return found
+
+
+def numbers(indexes: Sequence[int]) -> str:
+    """"2 and 7", "1, 4 and 9": lines counted from 1."""
+    names = [str(i + 1) for i in indexes]
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def fish_findings(m: Matrix) -> list[Finding]:
+    """F in both orientations: the rows' fish, and the columns' (rows of ``cols m``, whose
+    removals are turned back, since ``cols . cols = id``)."""
+    across = fish_in_rows(cols(m), "columns", "rows")
+    return fish_in_rows(m) + [Finding(f.text, tuple((r, c, d) for c, r, d in f.removals))
+                              for f in across]
+
+
+fish = by_findings(fish_findings, "fish")
+
+
+def fish_blocked(m: Matrix) -> bool:
+    """F's blocked: "the cells of k base lines that allow d lie in fewer than k cover lines".
+    (The lines as bits: the trials ask this of every matrix they reach.)"""
+    for lines in (m, cols(m)):
+        for d in digits_for(m):
+            where = [sum(1 << c for c in cs) for cs in homes(lines, d)]
+            for k in fish_sizes(len(m)):
+                for base in combinations(where, k):
+                    cover = 0
+                    for line in base:
+                        cover |= line
+                    if cover.bit_count() < k:
+                        return True
+    return False
+
+
+# -- W: wings --------------------------------------------------------------------------------------
+
+
+def sees(a: tuple[int, int], b: tuple[int, int], b_size: int) -> bool:
+    """Two different cells that share a row, a column or a box (boxes of ``b_size`` cells a
+    side)."""
+    return a != b and (a[0] == b[0] or a[1] == b[1] or (
+        a[0] // b_size == b[0] // b_size and a[1] // b_size == b[1] // b_size))
+
+
+def wing_findings(m: Matrix) -> list[Finding]:
+    """W: "a cell P, a digit z, and for each digit v that P allows other than z (one or two such
+    digits), a different cell A_v that sees P (shares a unit with it) and allows no digit but v
+    and z: z leaves every other cell that sees every A_v, and that also sees P when P allows z"
+    (XY-wing: P = {x, y}; XYZ-wing: P = {x, y, z}).
+
+    Whatever P turns out to be, some A_v is z: P = v makes A_v, which sees it, z; and when P
+    allows z, P = z.  So a cell that sees them all cannot be z.
+    """
+    n, b = len(m), isqrt(len(m))
+    cells = [(r, c) for r in range(n) for c in range(n)]
+    found = []
+    for p in cells:
+        xs = m[p[0]][p[1]]
+        for z in digits_for(m):
+            vs = without(z, xs)
+            if not 1 <= len(vs) <= 2:
+                continue
+            pincers = [[a for a in cells if sees(a, p, b) and set(m[a[0]][a[1]]) <= {v, z}]
+                       for v in vs]
+            for wing in product(*pincers):
+                if len(set(wing)) < len(wing):
+                    continue
+                removals = tuple(
+                    (r, c, z) for r, c in cells
+                    if z in m[r][c] and (r, c) != p and (r, c) not in wing
+                    and all(sees((r, c), a, b) for a in wing)
+                    and (z not in xs or sees((r, c), p, b)))
+                if removals:
+                    found.append(Finding(wing_text(m, p, z, wing), removals))
+    return found
+
+
+def wing_text(m: Matrix, p: tuple[int, int], z: str, wing: Sequence[tuple[int, int]]) -> str:
+    """"XY-wing: pivot r1c2 {3,7}, pincers r1c5 {3,9}, r4c2 {7,9}, on digit 9"."""
+    xs = m[p[0]][p[1]]
+    name = ("XY-wing" if len(xs) == 2 and z not in xs else
+            "XYZ-wing" if len(xs) == 3 and z in xs else "wing")
+
+    def shown(cell: tuple[int, int]) -> str:
+        return f"{cell_name(*cell)} {{{','.join(m[cell[0]][cell[1]])}}}"
+
+    return f"{name}: pivot {shown(p)}, pincers {', '.join(map(shown, wing))}, on digit {z}"
+
+
+wings = by_findings(wing_findings, "wings")
+
+
+# -- T1 and T2: trials -----------------------------------------------------------------------------
+
+
+def setting(m: Matrix, r: int, c: int, d: str) -> Matrix:
+    """``m`` with cell (r, c) set to {d}."""
+    return [[d if (i, j) == (r, c) else xs for j, xs in enumerate(row)] for i, row in enumerate(m)]
+
+
+def trials_by(rules: Sequence[Rule], name: str) -> Callable[[Matrix], list[Finding]]:
+    """The findings of "d leaves cell c when the closure of ``rules`` from the current matrix with
+    c set to {d} is blocked", for every open cell c and digit d it allows.
+
+    A singleton cell is not tried: setting it to its own digit gives ``m`` itself, and when the
+    closure of ``m`` is blocked so is every matrix the rules reach from it (each has fewer
+    digits), so the trials of the open cells empty them and the matrix is blocked all the same.
+
+    Nor is a trial (c', d') whose answer an earlier trial gave: when the closure K of ``m`` with c
+    set to {d} is not blocked and fixes c' to {d'}, then K lies within ``m`` with c' set to {d'},
+    so the closure of that holds K's closure, K itself: not blocked either (rules only remove
+    digits, and a matrix with fewer digits is blocked whenever one with more is).
+    """
+    def findings(m: Matrix) -> list[Finding]:
+        found = []
+        known_open = [[""] * len(m) for _ in m]  # digits whose trial is known not to block
+        for r, row in enumerate(m):
+            for c, xs in enumerate(row):
+                for d in xs if len(xs) > 1 else "":
+                    if d in known_open[r][c]:
+                        continue
+                    end = closure_or_none(rules, setting(m, r, c, d))
+                    if end is None:
+                        text = f"{name}: {cell_name(r, c)} = {d} makes {rules_text(rules)} blocked"
+                        found.append(Finding(text, ((r, c, d),)))
+                        continue
+                    for i, j in product(range(len(m)), repeat=2):
+                        if single(end[i][j]) and not single(m[i][j]):
+                            known_open[i][j] += end[i][j]
+        return found
+    return findings
+
+
+def closure_or_none(rules: Sequence[Rule], m: Matrix) -> Matrix | None:
+    """``closure rules m``, or None when it is blocked (``ends_blocked``)."""
+    while not cheaply_blocked(m):
+        for rule in rules:
+            after = rule(m)
+            if after != m:
+                m = after
+                break
+        else:
+            return None if blocked(m) else m
+    return None
+
+
+def rules_text(rules: Sequence[Rule]) -> str:
+    return "the closure of " + " + ".join(RULE_LETTERS[rule.__name__] for rule in rules)
+
+
+RULE_LETTERS = {"prune": "N", "hide": "H", "lock": "L", "subsets": "S", "fish": "F",
+                "wings": "W", "trial": "T1", "trial2": "T2"}
+
+trial_findings = trials_by((prune, hide), "trial")
+trial = by_findings(trial_findings, "trial")
+trial.__doc__ = ("T1: \"d leaves cell c when the closure of N + H (naked and hidden singles) "
+                 "from the current matrix with c set to {d} is blocked\" (Berthier's T&E(1)).")
+trial2_findings = trials_by((prune, hide, trial), "trial2")
+trial2 = by_findings(trial2_findings, "trial2")
+trial2.__doc__ = ("T2: \"d leaves cell c when the closure of N + H + T1 from the current matrix "
+                  "with c set to {d} is blocked\" (T&E(2)).")
+
+
 # SPEC 5.1's table: each rung and the rules whose closure it is ("search" is the rung of none).
 SINGLES = (prune, hide)
 RUNGS = {
@@ -261,19 +523,108 @@ RUNGS = {
     "singles": SINGLES,
     "intersections": (prune, hide, lock),
     "subsets": (prune, hide, lock, subsets),
+    "fish": (prune, hide, lock, subsets, fish),
+    "wings": (prune, hide, lock, subsets, fish, wings),
+    "trial": (prune, hide, lock, subsets, fish, wings, trial),
+    "trial2": (prune, hide, lock, subsets, fish, wings, trial, trial2),
 }
 
 
 # -- 5.1 grade -------------------------------------------------------------------------------------
 
 
-def grade(g: Matrix) -> str:
-    """SPEC 5.1: the first rung whose closure of ``choices g`` is complete and unblocked, else
-    "search" (N: prune; singles: N + H; intersections: N + H + L; subsets: N + H + L + S)."""
+def rung_closures(g: Matrix, limit: str = DEFAULT_GRADE_LIMIT):
+    """(rung, closure) for each rung up to ``limit``, until one is blocked or solved.
+
+    Each rung goes on from the closure of the one before: its rules include the rules below,
+    so its closure of that closure is its closure of ``choices g`` (SPEC 5.1: every order of
+    application ends in the same matrix), and the cheap rules do the work they can first.
+    """
+    m = choices(g)
     for name, rules in RUNGS.items():
-        if solved(closure(rules, choices(g))):
+        m = closure(rules, m)
+        yield name, m
+        if name == limit or complete(m) or cheaply_blocked(m):
+            return
+
+
+def grade(g: Matrix, limit: str = DEFAULT_GRADE_LIMIT) -> str:
+    """SPEC 5.1: the first rung up to ``limit`` whose closure of ``choices g`` is complete and
+    unblocked, else "search"."""
+    for name, m in rung_closures(g, limit):
+        if solved(m):
             return name
     return "search"
+
+
+# -- solve --explain: the path of one puzzle up the ladder ----------------------------------------
+
+
+class Step(NamedTuple):
+    """What one rule removed on one rung, in a solver's words."""
+
+    rung: str
+    text: str
+
+
+RULE_FINDINGS = {"fish": fish_findings, "wings": wing_findings, "trial": trial_findings,
+                 "trial2": trial2_findings}
+
+
+def explain(g: Matrix, limit: str = DEFAULT_GRADE_LIMIT) -> tuple[str, list[Step]]:
+    """The grade of ``g`` and, rung by rung, what each rule removed on the way: the closure of
+    each rung from the one before, its rules applied cheapest first (as ``closure``)."""
+    m = choices(g)
+    steps: list[Step] = []
+    for name, rules in RUNGS.items():
+        while not cheaply_blocked(m):
+            for rule in rules:
+                after = rule(m)
+                if after != m:
+                    for text in describe(rule, m, after):
+                        steps = with_step(steps, Step(name, text))
+                    m = after
+                    break
+            else:
+                break
+        if solved(m):
+            return name, steps
+        if name == limit or cheaply_blocked(m):
+            break
+    return "search", steps
+
+
+def with_step(steps: list[Step], step: Step) -> list[Step]:
+    """``steps`` and ``step``; singles of the same kind on the same rung, one after the other,
+    make one step (their cells listed together)."""
+    kind = step.text.split(": ", 1)[0]
+    if steps and kind.endswith("singles") and steps[-1].rung == step.rung and \
+            steps[-1].text.startswith(kind + ": "):
+        return [*steps[:-1], Step(step.rung, steps[-1].text + ", " + step.text.split(": ", 1)[1])]
+    return [*steps, step]
+
+
+def describe(rule: Rule, before: Matrix, after: Matrix) -> list[str]:
+    """What ``rule`` did to ``before``: its instances for F, W, T1, T2; the cells it fixed for
+    N and H; the digits it removed for L and S."""
+    name = rule.__name__
+    if name in RULE_FINDINGS:  # each instance that removes something none before it named
+        named: set[tuple[int, int, str]] = set()
+        texts = []
+        for f in RULE_FINDINGS[name](before):
+            if not set(f.removals) <= named:
+                texts.append(f"{f.text}: {leaving(f.removals)}")
+                named |= set(f.removals)
+        return texts
+    if name in ("prune", "hide"):
+        fixed = [f"{cell_name(r, c)} = {xs}" for r, row in enumerate(after)
+                 for c, xs in enumerate(row) if single(xs) and not single(before[r][c])]
+        words = "naked singles" if name == "prune" else "hidden singles"
+        return [f"{words}: {', '.join(fixed)}"] if fixed else []
+    words = "locked candidates" if name == "lock" else "subsets"
+    gone = [(r, c, d) for r, row in enumerate(before) for c, xs in enumerate(row)
+            for d in xs if d not in after[r][c]]
+    return [f"{words}: {leaving(gone)}"]
 
 
 # -- 5.2 rating ------------------------------------------------------------------------------------

@@ -15,8 +15,10 @@ from typing import Any
 from solver.vocabulary import (
     BOXSIZES,
     CELL_VARIANTS,
+    DEFAULT_GRADE_LIMIT,
     DEFAULT_MAX_NODES,
     DEFAULT_RATING_SAMPLES,
+    GRADE_LIMITS,
     MAX_NODES_LIMIT,
     MAX_RATING_SAMPLES,
     MAX_SOLUTIONS_LIMIT,
@@ -92,8 +94,8 @@ def check_alphabet(alphabet: object, boxsize: int | str) -> str:
 @dataclass(frozen=True)
 class SolveOptions:
     """How to search (SPEC section 2: variant, rule set, caps), what to measure (sections 5
-    and 6), and how puzzles are written (section 7: box size, alphabet), validated on
-    construction.
+    and 6; ``grade_limit``, the last rung of the ladder the grade tries), and how puzzles are
+    written (section 7: box size, alphabet), validated on construction.
 
     >>> SolveOptions(rules="singles").hidden_singles
     True
@@ -110,6 +112,7 @@ class SolveOptions:
     rating_samples: int = DEFAULT_RATING_SAMPLES
     boxsize: int | str = 3
     alphabet: str = ""
+    grade_limit: str = DEFAULT_GRADE_LIMIT
 
     def __post_init__(self) -> None:
         check_count("max_solutions", self.max_solutions, MAX_SOLUTIONS_LIMIT)
@@ -121,6 +124,7 @@ class SolveOptions:
         check_count("rating_samples", self.rating_samples, MAX_RATING_SAMPLES)
         object.__setattr__(self, "boxsize", check_boxsize(self.boxsize))
         check_alphabet(self.alphabet, self.boxsize)
+        check_choice("grade_limit", self.grade_limit, GRADE_LIMITS)
 
     @property
     def prune_once(self) -> bool:

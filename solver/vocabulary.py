@@ -36,7 +36,12 @@ MAX_SOLUTIONS_LIMIT = 2**31 - 1  # solution counts are int32
 
 # SPEC section 5: the rungs of the difficulty ladder, easiest first (``grade`` is an index here),
 # and the measures a caller may ask for on top of the always-computed grade.
-GRADES = ("prune", "singles", "intersections", "subsets", "search")
+GRADES = ("prune", "singles", "intersections", "subsets", "fish", "wings", "trial", "trial2",
+          "search")
+# SPEC 5.1: the last rung ``grade`` tries (any rung but "search"); rows no rung up to it solves
+# grade "search". T2 costs most: "subsets" keeps the cost of the four-rung ladder.
+GRADE_LIMITS = GRADES[:-1]
+DEFAULT_GRADE_LIMIT = "trial2"
 MEASURES = ("rating", "backdoor", "canonical")
 DEFAULT_RATING_SAMPLES = 32
 # A rating costs one search of every copy, so its time grows linearly with the samples. The depths

@@ -206,9 +206,9 @@ def test_the_charts_render_in_a_browser_offline(measured_run, tmp_path):
     colours = Counter(dict((rgb, n) for n, rgb in Image.open(screenshot).convert("RGB").getcolors(
         1 << 24)))
     assert len(colours) > 200  # charts, not a blank page
-    # Solid areas of three charts, in their own colours: the search rung of the grade ladder,
-    # the boxes of search effort, and a backdoor size.
-    for name, rgb in {"grade: search": (0x67, 0x00, 0x1F), "effort boxes": (0xC6, 0xD4, 0xEA),
+    # Solid areas of three charts, in their own colours: the trial rung of the grade ladder
+    # (where the sample's hard puzzles land), the boxes of search effort, and a backdoor size.
+    for name, rgb in {"grade: trial": (0xF4, 0x6D, 0x43), "effort boxes": (0xC6, 0xD4, 0xEA),
                       "backdoor 2": (0x21, 0x71, 0xB5)}.items():
         assert colours[rgb] > 300, name
 
@@ -297,7 +297,8 @@ def test_every_share_of_the_summary_says_what_it_is_a_share_of(cli, measured_run
     table = cli("summarize", measured_run).stdout
     assert "(shares of the 219 rows)" in table
     assert "puzzles neither invalid nor contradictory)" in table
-    assert "graded puzzles: unique or solved; rules bird)" in table
+    assert "graded puzzles: unique or solved; rules bird; rungs tried up to grade_limit trial2)" \
+        in table
     grouped = cli("summarize", measured_run, "--by", "source").stdout
     assert "ladder (share of puzzles)" in grouped and "needs search" in grouped
     assert "backdoor size (share of unique)" in grouped

@@ -68,7 +68,7 @@ def searched(grids: np.ndarray, repeats: int):
 def grade_share(datasets: Path, repeats: int) -> None:
     print("\n## grade: its time as a share of the search's (default settings: bird, fixpoint)")
     print(f"{'set':44s} {'puzzles':>8s} {'search s':>9s} {'grade s':>9s} {'share':>7s} "
-          f"{'target':>7s}  grades (prune/singles/intersections/subsets/search)")
+          f"{'target':>7s}  grades ({'/'.join(solver.GRADES)})")
     for name, size in GRADE_SETS:
         path = datasets / name
         if not path.exists():
@@ -130,10 +130,10 @@ def main() -> int:
     print(f"datasets: {args.datasets}; median of {args.repeats} runs after a warm-up; one core")
     start = time.perf_counter()
     solver.solve("." * 81)
-    from solver import fast_ladder
+    from solver import fast_grade, fast_ladder
 
     empty = np.zeros((1, 81), np.uint8)
-    fast_ladder.grades(empty), fast_ladder.ratings(empty, 1, 1)
+    fast_grade.grades(empty, 3), fast_ladder.ratings(empty, 1, 1)
     fast_ladder.backdoor_sizes(empty, np.ones((1, 81), np.uint8))
     print(f"engines load (numba cache) {time.perf_counter() - start:.2f} s")
     print("\n## rating, K = 32 (each copy's budget: the default max_nodes)")
