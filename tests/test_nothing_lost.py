@@ -159,7 +159,8 @@ def test_each_input_gets_batches_for_its_own_work(tmp_path):
     for part in runs.parts(tmp_path / "out"):
         rows.setdefault(part.name[5:10], []).append(pq.read_metadata(part).num_rows)
     assert max(rows["00000"]) > 5 * max(rows["00001"]), rows
-    assert summary.batch_rows is None  # the sizes differ by input
+    easy_rows, hard_rows = (entry.batch_rows for entry in summary.inputs)
+    assert easy_rows > 5 * hard_rows  # each input's size, as the summary and the report give it
 
 
 # --- 8. smaller ones ------------------------------------------------------------------------
