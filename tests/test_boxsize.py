@@ -93,14 +93,26 @@ def assert_agree(puzzles: list[str], **options) -> None:
         assert {**vars(a), "solve_us": 0} == {**vars(b), "solve_us": 0}, (text, options)
 
 
-@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "-".join(v.values()))
-@pytest.mark.parametrize("boxsize", [2, 3, 4, 5])
+def size_and_variant_cases():
+    """Every box size under every variant; beyond 9 x 9 the fast suite keeps one or two variants
+    (the reference takes seconds a puzzle there) and ``make test-slow`` runs the others."""
+    kept = {4: ("fixpoint-smallest", "singles"), 5: ("once-smallest",)}
+    for boxsize in (2, 3, 4, 5):
+        for variant in VARIANTS:
+            name = "-".join(variant.values())
+            fast = boxsize < 4 or name in kept[boxsize]
+            yield pytest.param(boxsize, variant, id=f"{boxsize}-{name}",
+                               marks=() if fast else pytest.mark.slow)
+
+
+@pytest.mark.parametrize("boxsize, variant", list(size_and_variant_cases()))
 def test_generated_puzzles_of_every_size_agree_to_the_node(boxsize, variant):
     """Every column but solve_us, the grade included; a budget for the near-empty ones."""
     assert_agree(generated(boxsize), boxsize=boxsize, max_nodes=2_000, **variant)
 
 
-@pytest.mark.parametrize("variant", [{"rules": "singles"}, {"prune": "fixpoint"}])
+@pytest.mark.parametrize("variant", [{"rules": "singles"},
+                                     pytest.param({"prune": "fixpoint"}, marks=pytest.mark.slow)])
 def test_published_hexadoku_agree_to_the_node(variant):
     frame = hexadoku()
     assert_agree(frame["puzzle"].to_list(), boxsize=4, alphabet=HEX, max_nodes=3_000, **variant)

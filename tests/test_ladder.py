@@ -208,6 +208,7 @@ def assert_rungs_monotone(text):
     assert ladder.grade(matrix_of(text), CHEAP_RUNGS[-1]) == expected
 
 
+@pytest.mark.slow  # the generated puzzles' law below stays in the fast suite
 def test_rungs_are_monotone_on_excerpts():
     for text in excerpt_texts()[::3]:
         assert_rungs_monotone(text)
@@ -315,7 +316,8 @@ RUNG_EXAMPLES = {
 EXAMPLE_LIMITS = {"trial2": "trial2", "search": "wings"}
 
 
-@pytest.mark.parametrize("rung", solver.GRADES)
+@pytest.mark.parametrize("rung", [pytest.param(rung, marks=pytest.mark.slow) if rung == "wings"
+                                  else rung for rung in solver.GRADES])  # wings: 10 s
 def test_a_real_puzzle_of_each_rung(rung):
     text = RUNG_EXAMPLES[rung]
     limit = EXAMPLE_LIMITS.get(rung, "trial")
