@@ -110,7 +110,6 @@ def solve_dataset(
     300
     """
     started = time.perf_counter()
-    _return_freed_memory()
     engine = engine or build_engine(settings)
     engine.check()
     _warn_about_workers(settings)
@@ -127,27 +126,6 @@ def solve_dataset(
         return finish(plan, dispatched, wall_seconds=time.perf_counter() - started)
     finally:
         plan.out.close()
-
-
-M_TRIM_THRESHOLD = -1  # glibc's mallopt parameter
-TRIM_THRESHOLD_BYTES = 1 << 20
-
-
-def _return_freed_memory() -> None:
-    """Have glibc give freed memory back to the system once 1 MiB is free at the top of the
-    heap. By default it raises that threshold as large blocks come and go, and the batches
-    this process reads and sends are large blocks: its memory then grew with the rows of a
-    run (1.4 KB a row of 625 cells, 200 -> 290 MiB over 60,000 rows) instead of staying flat.
-    The workers forked later inherit the setting. Nothing happens where glibc is not the C
-    library."""
-    import ctypes
-    import ctypes.util
-
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES)
-    except (OSError, AttributeError):
-        pass
 
 
 def _out_of_memory(plan: Plan) -> RunIncomplete:

@@ -235,8 +235,7 @@ def test_summarize_by_boxsize_and_a_one_line_error_for_the_default(cli, tmp_path
 def test_memory_stays_flat_on_a_file_of_25x25_puzzles(tmp_path):
     """Three times the rows of 625 cells (90,000 against 30,000, in batches of 100; 56 and 19 MB
     files, both past the 16 MiB a text file is read by) cost the run no more memory: its
-    largest process holds a block and a few batches, never the file. (glibc kept the freed
-    batches before: 1.4 KB more a row.)"""
+    largest process holds a block and a few batches, never the file."""
     puzzle, _ = generate.candidates(3, 0, 1, 5, minimal=False)
     text = symbols(5).text(puzzle[0])
     peaks = []
