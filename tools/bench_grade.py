@@ -23,7 +23,8 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
-from bench_solver import DEFAULT_DATASETS, datasets_missing, grids_of, load, machine  # tools/
+from bench_measures import median_seconds  # tools/
+from bench_solver import DEFAULT_DATASETS, datasets_missing, grids_of, load, machine
 
 import solver
 
@@ -32,18 +33,6 @@ GRADE_SETS = (("kaggle_1m_sample.csv", None), ("top1465.txt", None),
               ("forum_hardest_1905_sample.txt", 2_000))
 LIMITS = ("trial2", "subsets")
 TARGETS = {"top1465.txt": 1_000, "forum_hardest_1905_sample.txt": 100}  # puzzles/s (issue 20)
-
-
-def median_seconds(run, repeats: int) -> tuple[float, object]:
-    """The median wall time of ``repeats`` calls of ``run`` after one untimed call, and the
-    last result."""
-    result = run()
-    seconds = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        result = run()
-        seconds.append(time.perf_counter() - start)
-    return statistics.median(seconds), result
 
 
 def grade_rates(datasets: Path, repeats: int) -> None:
