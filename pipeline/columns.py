@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from pipeline.arrow import ascii_grid, digits_array, text_array
 from solver.api import BatchResult
-from solver.grid import INVALID_BYTE, symbols
+from solver.grid import INVALID_BYTE, symbols, translate
 from solver.vocabulary import GRADES, STATUSES
 
 
@@ -106,12 +106,20 @@ def _solution_matches(solved: Solved) -> pa.Array:
     published_grid, fits = ascii_grid(published, solved.grid.shape[1])
     # A solution found has no blank, so a published one with any blank (whatever its
     # convention) cannot equal it: comparing the bytes (letters in one case) ignores blanks.
-    equal = (_rows_as_bytes(solved.normal[published_grid])
-             == _rows_as_bytes(solved.result.first_solution))
+    # Where every symbol is written as it is read (digits), the bytes compare as they are.
+    if not _writes_symbols_as_read(solved.normal):
+        published_grid = translate(published_grid, solved.normal)
+    equal = _rows_as_bytes(published_grid) == _rows_as_bytes(solved.result.first_solution)
     matches = fits & solved.has_solution & equal
     lengths = pc.binary_length(published).to_numpy(zero_copy_only=False)
     unknown = published.is_null().to_numpy(zero_copy_only=False) | (lengths == 0) | ~solved.valid
     return pa.array(matches, pa.bool_(), mask=unknown if unknown.any() else None)
+
+
+def _writes_symbols_as_read(normal: np.ndarray) -> bool:
+    """Whether ``normal`` (``normal_bytes``) leaves every symbol's byte as it is."""
+    symbol_bytes = np.flatnonzero((normal != 0) & (normal != ord(".")))
+    return bool((normal[symbol_bytes] == symbol_bytes).all())
 
 
 def _rows_as_bytes(grid: np.ndarray) -> np.ndarray:
@@ -123,7 +131,7 @@ def _rows_as_bytes(grid: np.ndarray) -> np.ndarray:
 RESULT_COLUMNS = (
     Column("grid", pa.string(), "the puzzle, N * N characters (81 for Sudoku) with `.` for every "
            "blank convention, letters in upper case, whatever the input column was called (null "
-           "when invalid)", lambda s: digits_array(s.normal[s.grid], s.valid)),
+           "when invalid)", lambda s: digits_array(translate(s.grid, s.normal), s.valid)),
     Column("status", pa.string(), "`invalid`, `contradictory`, `budget_exceeded`, `unsolvable`, "
            "`solved`, `unique`, `multiple` (SPEC 3: the first that applies)",
            lambda s: labels(s.result.status, STATUSES), nullable=False),

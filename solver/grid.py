@@ -101,8 +101,17 @@ class Symbols:
 
     def ascii(self, grids: np.ndarray) -> np.ndarray:
         """(n, C) values as the ASCII bytes of their symbols, blanks as '.'."""
-        table = np.frombuffer(("." + self.symbols).encode(), np.uint8)
-        return table[np.asarray(grids)]
+        first = ord(self.symbols[0])
+        if self.symbols == "".join(map(chr, range(first, first + self.size))):
+            # Consecutive symbols (the default ones of every box size): an addition, a tenth
+            # of the time of a table on a batch.
+            grids = np.asarray(grids, np.uint8)
+            out = grids + np.uint8(first - 1)
+            out[grids == 0] = ord(".")
+            return out
+        table = np.full(256, INVALID_BYTE, np.uint8)
+        table[:len(self.symbols) + 1] = np.frombuffer(("." + self.symbols).encode(), np.uint8)
+        return translate(grids, table)
 
 
 @functools.cache
@@ -193,10 +202,19 @@ def grids_from_ascii(rows: np.ndarray, alphabet: str = "") -> tuple[np.ndarray, 
     """(n, C) ASCII bytes -> ((n, C) cell values 0..N, bool mask of rows with a bad byte)."""
     rows = np.asarray(rows, np.uint8)
     size = BOXSIZE_OF_CELLS[rows.shape[1]]
-    grids = symbols(size, alphabet if len(alphabet) == size * size else "").values[rows]
+    grids = translate(rows, symbols(size, alphabet if len(alphabet) == size * size else "").values)
     bad = (grids == INVALID_BYTE).any(axis=1)
     grids[bad] = 0
     return grids, bad
+
+
+def translate(grid: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Each byte of a uint8 array through a 256-byte ``table``, as a new writable array of the
+    same shape. bytes.translate's C loop takes a quarter of the time of numpy's indexing
+    (``table[grid]``) on a batch of 50,000 puzzles, which the pipeline does four times."""
+    grid = np.ascontiguousarray(grid, np.uint8)
+    out = bytearray(grid).translate(np.asarray(table, np.uint8).tobytes())
+    return np.frombuffer(out, np.uint8).reshape(grid.shape)
 
 
 def ascii_rows(puzzles: Sequence[str], cells: int = 81) -> tuple[np.ndarray, list[str | None]]:

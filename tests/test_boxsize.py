@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -170,6 +171,24 @@ def test_errors_say_what_spec_7_says():
 def test_a_25x25_puzzle_that_exhausts_the_budget_is_budget_exceeded():
     found = solver.solve("." * 625, boxsize=5, max_nodes=500)
     assert (found.status, found.search_nodes, found.boxsize) == ("budget_exceeded", 500, 5)
+
+
+@pytest.mark.parametrize("boxsize, alphabet", [(2, ""), (3, ""), (4, ""), (5, ""), (4, HEX),
+                                               (3, "ABCDEFGHI")])
+def test_symbols_ascii_writes_each_value_as_its_symbol_and_blanks_as_dots(boxsize, alphabet):
+    written = symbols(boxsize, alphabet)
+    grids = np.arange(written.cells, dtype=np.uint8).reshape(1, -1) % (written.size + 1)
+    expected = "".join("." if v == 0 else written.symbols[v - 1] for v in grids[0])
+    assert written.ascii(grids).tobytes().decode() == expected
+
+
+def test_a_published_solution_in_lower_case_matches(tmp_path):
+    frame = hexadoku().head(1).with_columns(pl.col("solution").str.to_lowercase())
+    frame.write_csv(tmp_path / "lower.csv")
+    solve_dataset([tmp_path / "lower.csv"], tmp_path / "out",
+                  load_settings(workers=1, boxsize=4, alphabet=HEX, rules="singles"),
+                  progress=False)
+    assert pl.read_parquet(tmp_path / "out")["solution_matches"].to_list() == [True]
 
 
 def test_put_draws_any_size():
