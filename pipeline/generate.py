@@ -246,7 +246,10 @@ def dispatch(selection: Selection, engine: Engine, *, started: float, progress: 
     def units() -> Iterator[GenerateUnit]:
         ahead = AHEAD_PER_WORKER * max(engine.workers, 1)
         while not selection.ended and len(selection.waiting) < ahead:
-            size = settings.batch_size or auto_draws(selection, engine.workers)
+            size = settings.batch_size or auto_draws(selection, engine.workers,
+                                                     in_flight=issued[1] - selection.drawn)
+            if size == 0:  # the draws in flight should be enough: the round ends with them
+                return
             first, end = issued[1], issued[1] + size
             if selection.generation.max_draws:
                 end = min(end, selection.generation.max_draws)
@@ -280,18 +283,27 @@ def dispatch(selection: Selection, engine: Engine, *, started: float, progress: 
         selection.waiting.clear()
 
 
-def auto_draws(selection: Selection, workers: int) -> int:
+def auto_draws(selection: Selection, workers: int, in_flight: int = 0) -> int:
     """Draws per batch when ``batch_size`` is 0, chosen again for each batch: the draws the
     whole run needs at the acceptance rate so far (taken as 1 until some are selected),
-    spread over ``BATCHES_PER_WORKER`` batches a worker, at most ``MAX_AUTO_DRAWS``. (The
-    puzzles never depend on it.)"""
+    spread over ``BATCHES_PER_WORKER`` batches a worker, at most ``MAX_AUTO_DRAWS``, and no
+    more than the puzzles still missing once the ``in_flight`` draws (sent, not selected) are
+    in need; 0 when those should be enough. (The puzzles never depend on it.)
+
+    The last cut matters: the run waits for every batch in flight, so a batch sent past the
+    count's end is drawn, solved and graded for nothing (a fifth of a 3,000-puzzle run's
+    time, measured, before it was cut)."""
     generation = selection.generation
     rate = selection.acceptance() if selection.kept else 1.0
     if not selection.kept and selection.drawn:  # none kept yet: at most one in the draws made
         rate = 1 / selection.drawn
     needed = generation.count / rate
     spread = int(-(-needed // (BATCHES_PER_WORKER * max(workers, 1))))
-    return max(1, min(spread, MAX_AUTO_DRAWS[selection.draws.boxsize]))
+    missing = generation.count - selection.kept - in_flight * rate
+    if missing <= 0 and in_flight:
+        return 0
+    rest = int(-(-max(missing, 1) // rate))
+    return max(1, min(spread, rest, MAX_AUTO_DRAWS[selection.draws.boxsize]))
 
 
 def _unit(selection: Selection, batch: int, first_draw: int, draws: int) -> GenerateUnit:
