@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -310,7 +311,10 @@ def auto_draws(selection: Selection, workers: int, in_flight: int = 0) -> int:
     missing = generation.count - selection.kept - in_flight * rate
     if missing <= 0 and in_flight:
         return 0
-    rest = int(-(-max(missing, 1) // rate))
+    # Two standard deviations more (of the puzzles kept of that many draws, binomial), so
+    # that the last batch seldom falls short and a new round, of a few draws, is needed.
+    missing = max(missing, 1)
+    rest = math.ceil((missing + 2 * math.sqrt(missing * (1 - rate))) / rate)
     return max(1, min(spread, rest, MAX_AUTO_DRAWS[selection.draws.boxsize]))
 
 
