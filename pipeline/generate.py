@@ -13,8 +13,10 @@ them (``--workers``, ``--engine``) or stops and continues the run:
   the part placed (atomically: ``pipeline.part.write_part``). So the placed parts on disk are
   always a prefix of the draws, which is all a continued run needs (``selected_parts``): it
   rebuilds the count and the canonical forms seen from them, and deletes the rest.
-- It stops sending batches once ``count`` puzzles are kept or ``max_draws`` are drawn; parts of
-  batches past the end are deleted. ``max_draws`` reached is a ``RunIncomplete`` (exit 3): the
+- It stops sending batches once ``count`` puzzles are kept or ``max_draws`` are drawn, and,
+  with automatic batches, while the draws in flight should give the puzzles still missing (a
+  round then ends with them, and another starts if they fall short); parts of batches past
+  the end are deleted. ``max_draws`` reached is a ``RunIncomplete`` (exit 3): the
   same command with a larger ``max_draws`` continues.
 """
 
