@@ -28,7 +28,9 @@ hidden singles). What this module adds, each rule an elimination pass over the m
 
 Speedups that never change a closure: each rung goes on from the closure of the one before;
 cheap rules run first, and whatever a rule removes is propagated by singles before anything else
-runs; a rung stops when its matrix is complete or blocked; a trial stops at its first
+runs; a rung stops when its matrix is complete or blocked; S and F skip the units and digits
+that are as they were when they last found nothing there (each rung from S up runs them again
+after every change, mostly on what did not change); a trial stops at its first
 contradiction; only open candidates are tried; and a trial whose closure is not blocked tells
 that every digit it fixes is not blocked either (monotonicity: that closure lies within the
 matrix with such a cell set), so those trials are skipped until the matrix changes.
@@ -141,12 +143,18 @@ def lock_pass(matrix, meetings, b):
 
 
 @compiled
-def subsets_pass(matrix, units, match, owner, reach):
+def subsets_pass(matrix, units, match, owner, reach, quiet):
     """One pass of S over every unit, as a matching (see the module); returns (blocked,
-    changed). ``match``, ``owner`` and ``reach`` are work arrays of N entries."""
+    changed). ``match``, ``owner`` and ``reach`` are work arrays of N entries.
+
+    What S does in a unit depends on its cells alone, so a unit whose cells are as they were
+    when S last found nothing in it (``quiet[unit]``, -1 when never) is skipped: each rung
+    from S up runs S again after anything changes anywhere, mostly on units it left alone."""
     n = units.shape[1]
     changed = False
     for unit in range(units.shape[0]):
+        if _unchanged(matrix, units[unit], quiet[unit]):
+            continue
         if not _perfect_matching(matrix, units[unit], match, owner):
             return True, changed
         # reach[i]: the cells (bits) cell i reaches by alternating paths: i allows digit d, d is
@@ -177,7 +185,21 @@ def subsets_pass(matrix, units, match, owner, reach):
             if keep != choices:
                 matrix[cell] = keep
                 changed = True
+                quiet[unit, 0] = -1
     return False, changed
+
+
+@compiled(inline="always")
+def _unchanged(matrix, cells, quiet):
+    """Whether ``cells`` hold ``quiet`` (their masks when a pass last found nothing there);
+    they are stored meanwhile, for the pass to forget (``quiet[0] = -1``) if it finds
+    something."""
+    same = True
+    for k in range(cells.shape[0]):
+        if quiet[k] != matrix[cells[k]]:
+            same = False
+            quiet[k] = matrix[cells[k]]
+    return same
 
 
 @compiled
@@ -251,6 +273,8 @@ def _grade(grid, matrix, work, trials, units, peers, unit_of, meetings, b, full,
         return SEARCH
     if complete(matrix):
         return SINGLES
+    trials.quiet_units[:, :] = -1  # nothing known of this puzzle's units and digits yet
+    trials.quiet_fish[:, :] = -1
     for rung in range(INTERSECTIONS, limit + 1):
         if _close_rung(matrix, rung, work, trials, units, peers, unit_of, meetings, b, full):
             return SEARCH
@@ -270,10 +294,10 @@ def _close_rung(matrix, rung, work, trials, units, peers, unit_of, meetings, b, 
         blocked, changed = lock_pass(matrix, meetings, b)
         if not blocked and not changed and rung >= SUBSETS:
             blocked, changed = subsets_pass(matrix, units, trials.match, trials.owner,
-                                            trials.reach)
+                                            trials.reach, trials.quiet_units)
         if not blocked and not changed and rung >= FISH:
             blocked, changed = fish_pass(matrix, n, kmax, trials.lines, trials.small,
-                                         trials.picks)
+                                         trials.picks, trials.quiet_fish)
         if not blocked and not changed and rung >= WINGS:
             changed = wings_pass(matrix, peers, unit_of)
         if not blocked and not changed and rung >= TRIAL:
@@ -296,26 +320,40 @@ def _close_rung(matrix, rung, work, trials, units, peers, unit_of, meetings, b, 
 
 
 @compiled
-def fish_pass(matrix, n, kmax, lines, small, picks):
+def fish_pass(matrix, n, kmax, lines, small, picks, quiet):
     """One pass of F, both orientations: for each digit, ``lines[i]`` holds the cover lines where
     base line i allows it; a base of k lines whose union is k cover lines takes the digit out of
     the cover lines' other cells, and one whose union is smaller blocks the matrix (SPEC 5.1).
-    Only lines of at most k homes can be in such a base, so only those are combined. Returns
-    (blocked, changed)."""
+    Returns (blocked, changed).
+
+    Only lines of 2 to k homes can matter in such a base: the pass runs where singles are at
+    their fixpoint (each rung's loop propagates them before anything else runs), and there a
+    line with one home holds the digit placed, alone in its cover line too, so a base with it
+    is the smaller base of the others plus that line (the same eliminations, the same
+    block; as ``_fish_blocked_at_fixpoint``). Mid-pass, after an elimination, that may
+    miss a fish, which the pass after the singles' propagation finds (the rung repeats
+    until a pass changes nothing). And what F does with a digit depends on the digit's
+    homes alone, so a digit whose homes row by row are as they were when F last found
+    nothing for it (``quiet[d]``, -1 when never) is skipped: the rungs from F up run it
+    again after every change elsewhere."""
     changed = False
     for d in range(n):
         bit = np.int64(1) << d
+        same = True
+        for i in range(n):  # the rows' homes, compared with quiet and stored there meanwhile
+            homes = _homes(matrix, i, n, 0, bit)
+            if homes != quiet[d, i]:
+                same = False
+                quiet[d, i] = homes
+        if same:
+            continue
         for across in range(2):
             for i in range(n):
-                homes = np.int64(0)
-                for j in range(n):
-                    if np.int64(matrix[_line_cell(i, j, n, across)]) & bit:
-                        homes |= np.int64(1) << j
-                lines[i] = homes
+                lines[i] = _homes(matrix, i, n, across, bit)
             for k in range(2, kmax + 1):
                 n_small = 0
                 for i in range(n):
-                    if popcount(lines[i]) <= k:
+                    if 2 <= popcount(lines[i]) <= k:
                         small[n_small] = i
                         n_small += 1
                 if n_small < k:
@@ -331,9 +369,20 @@ def fish_pass(matrix, n, kmax, lines, small, picks):
                         return True, changed
                     if size == k and _take_fish(matrix, n, across, bit, cover, small, picks, k):
                         changed = True
+                        quiet[d, 0] = -1
                     if not _next_subset(picks, k, n_small):
                         break
     return False, changed
+
+
+@compiled(inline="always")
+def _homes(matrix, i, n, across, bit):
+    """The cover lines where line i (row i, or column i when ``across``) allows ``bit``."""
+    homes = np.int64(0)
+    for j in range(n):
+        if np.int64(matrix[_line_cell(i, j, n, across)]) & bit:
+            homes |= np.int64(1) << j
+    return homes
 
 
 @compiled(inline="always")
@@ -457,6 +506,8 @@ class Trials(NamedTuple):
     open_cells: np.ndarray  # (N,) int16: a unit's open cells
     homes: np.ndarray  # (2, N, N) int64: per orientation, digit and line, the cover lines
     sizes: np.ndarray  # (N + 1,) int64: a unit's open cells by their number of digits
+    quiet_units: np.ndarray  # (3N, N) int32: per unit, its cells when S last found nothing
+    quiet_fish: np.ndarray  # (N, N) int64: per digit, its rows' homes when F last found nothing
 
 
 @compiled
@@ -465,29 +516,29 @@ def trial_arrays(cells, n):
                   np.empty((3, cells), np.int32), np.empty(n, np.int64), np.empty(n, np.int64),
                   np.empty(4, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
                   np.empty(n, np.int64), np.empty(3 * n, np.uint8), np.empty(n, np.int16),
-                  np.empty((2, n, n), np.int64), np.empty(n + 1, np.int64))
+                  np.empty((2, n, n), np.int64), np.empty(n + 1, np.int64),
+                  np.full((3 * n, n), -1, np.int32), np.full((n, n), -1, np.int64))
 
 
 @compiled
-def stuck(matrix, start, everything, units, unit_of, n, kmax, trials):
+def stuck(matrix, start, units, unit_of, n, kmax, trials):
     """The rest of SPEC 5.1's blocked, past what propagation finds, for a matrix at the N + H
     fixpoint: k cells of a unit allowing fewer than k digits, or a fish-blocked digit.
 
-    Unless ``everything``, ``matrix`` came from ``start`` (a matrix known not to be blocked) by
-    removing digits, and only the units where a cell changed, and the digits that left some
-    cell, can be blocked now.
+    ``matrix`` came from ``start`` (a matrix known not to be blocked) by removing digits, so
+    only the units where a cell changed, and the digits that left some cell, can be blocked
+    now.
     """
-    changed_digits = np.int64(-1) if everything else np.int64(0)
+    changed_digits = np.int64(0)
     touched = trials.touched
     for unit in range(units.shape[0]):
-        touched[unit] = everything
-    if not everything:
-        for cell in range(matrix.shape[0]):
-            if matrix[cell] != start[cell]:
-                changed_digits |= np.int64(start[cell]) & ~np.int64(matrix[cell])
-                touched[unit_of[cell, 0]] = 1
-                touched[unit_of[cell, 1]] = 1
-                touched[unit_of[cell, 2]] = 1
+        touched[unit] = 0
+    for cell in range(matrix.shape[0]):
+        if matrix[cell] != start[cell]:
+            changed_digits |= np.int64(start[cell]) & ~np.int64(matrix[cell])
+            touched[unit_of[cell, 0]] = 1
+            touched[unit_of[cell, 1]] = 1
+            touched[unit_of[cell, 2]] = 1
     for unit in range(units.shape[0]):
         if touched[unit] and _crowded(matrix, units[unit], n, trials):
             return True
@@ -629,12 +680,11 @@ def _settle(matrix, cell, work, units, peers, unit_of, full):
 
 
 @compiled
-def _blocked_after(matrix, cell, start, everything, work, units, peers, unit_of, full, n, kmax,
-                   trials):
+def _blocked_after(matrix, cell, start, work, units, peers, unit_of, full, n, kmax, trials):
     """``_settle``, then the rest of SPEC 5.1's blocked (``stuck``); returns blocked."""
     if _settle(matrix, cell, work, units, peers, unit_of, full):
         return True
-    return stuck(matrix, start, everything, units, unit_of, n, kmax, trials)
+    return stuck(matrix, start, units, unit_of, n, kmax, trials)
 
 
 @compiled
@@ -669,13 +719,13 @@ def t1_pass(matrix, known, trial, work, units, peers, unit_of, full, n, kmax, tr
             for c in range(cells):
                 trial[c] = matrix[c]
             trial[cell] = bit
-            if not _blocked_after(trial, cell, matrix, False, work, units, peers, unit_of, full,
+            if not _blocked_after(trial, cell, matrix, work, units, peers, unit_of, full,
                                   n, kmax, trials):
                 _note_fixed(matrix, trial, known)
                 continue
             changed = True
-            if _eliminate_tried(matrix, cell, bit, known, work, units, peers, unit_of, full, n,
-                                kmax, trials):
+            if _eliminate_tried(matrix, cell, bit, known, trial, work, units, peers, unit_of,
+                                full, n, kmax, trials):
                 return True, True
             untried = np.int64(matrix[cell]) & ~(bit - 1)  # on from here; the others later
     return False, changed
@@ -711,24 +761,29 @@ def t2_pass(matrix, work, units, peers, unit_of, full, n, kmax, trials):
                 _note_fixed(matrix, deep, known)
                 continue
             changed = True
-            if _eliminate_tried(matrix, cell, bit, known, work, units, peers, unit_of, full, n,
-                                kmax, trials):
+            if _eliminate_tried(matrix, cell, bit, known, deep, work, units, peers, unit_of,
+                                full, n, kmax, trials):
                 return True, True
             untried = np.int64(matrix[cell]) & ~(bit - 1)
     return False, changed
 
 
 @compiled
-def _eliminate_tried(matrix, cell, bit, known, work, units, peers, unit_of, full, n, kmax,
-                     trials):
+def _eliminate_tried(matrix, cell, bit, known, before, work, units, peers, unit_of, full, n,
+                     kmax, trials):
     """A trial blocked: ``bit`` leaves ``cell``, singles are propagated, and nothing is known of
-    the trials of the changed matrix any more; returns blocked."""
-    matrix[cell] = np.int64(matrix[cell]) & ~bit
+    the trials of the changed matrix any more; returns blocked.
+
+    The matrix is copied into ``before`` first (the blocked trial's array, free now): it is
+    not blocked (each change of a pass is checked), so ``stuck`` looks only at what the
+    elimination changed, not at every unit and digit."""
     for c in range(matrix.shape[0]):
+        before[c] = matrix[c]
         known[c] = 0
+    matrix[cell] = np.int64(matrix[cell]) & ~bit
     if matrix[cell] == 0:
         return True
-    return _blocked_after(matrix, cell, matrix, True, work, units, peers, unit_of, full, n, kmax,
+    return _blocked_after(matrix, cell, before, work, units, peers, unit_of, full, n, kmax,
                           trials)
 
 
@@ -736,7 +791,7 @@ def _eliminate_tried(matrix, cell, bit, known, work, units, peers, unit_of, full
 def _t1_closure_blocked(matrix, cell, start, work, units, peers, unit_of, full, n, kmax, trials):
     """Whether the closure of N + H + T1 of ``matrix`` (``start`` with ``cell`` just set) is
     blocked."""
-    if _blocked_after(matrix, cell, start, False, work, units, peers, unit_of, full, n, kmax,
+    if _blocked_after(matrix, cell, start, work, units, peers, unit_of, full, n, kmax,
                       trials):
         return True
     while not complete(matrix):

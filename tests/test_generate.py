@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import signal
 
+import numpy as np
 import polars as pl
 import psutil
 import pyarrow as pa
@@ -17,8 +18,10 @@ from pipeline.generate import generate_dataset
 from pipeline.resume import SUMMARY_FILE
 from pipeline.settings import load_generation
 from pipeline.summary import read_summary
+from solver import generate as generate_module
 from solver.canonical_reference import canonical_reference as reference_canonical
 from solver.generate import candidates, orbits
+from solver.grid import tables
 from solver.options import SolveOptions
 from solver.vocabulary import GRADES, SYMMETRIES
 from tests import runs
@@ -203,6 +206,48 @@ def test_a_candidate_is_a_pure_function_of_its_draw():
         part = candidates(3, first, count, 3, "rotate90")
         for got, expected in zip(part, whole, strict=True):
             assert (got == expected[first:first + count]).all()
+
+
+def any_size_candidates(seed, first, count, symmetry, minimal):
+    """9 x 9 draws by the kernels every other box size uses (``candidates`` has its own)."""
+    puzzles = np.zeros((count, 81), np.uint8)
+    solutions = np.zeros((count, 81), np.uint8)
+    shape = tables(3)
+    generate_module._candidates(np.uint64(seed), first, puzzles, solutions,
+                                orbits(3, symmetry), minimal, shape.units, shape.peers,
+                                shape.unit_of)
+    return puzzles, solutions
+
+
+@pytest.mark.parametrize(("symmetry", "minimal"), [("none", True), ("rotate90", True),
+                                                   ("mirror", False)])
+def test_9x9_draws_are_those_of_the_any_size_kernels(symmetry, minimal):
+    """The 9 x 9 kernels (9-bit masks, swap sets) change how fast a draw is made, not what."""
+    for got, expected in zip(candidates(8, 100, 60, 3, symmetry, minimal),
+                             any_size_candidates(8, 100, 60, symmetry, minimal), strict=True):
+        assert (got == expected).all()
+
+
+def test_every_swap_set_swaps_into_another_grid():
+    """Each swap set holds two digits, and swapping them there leaves a grid: the set needs a
+    given in every puzzle of one solution. The sets of a pair of digits share no cell and
+    cover its 18 cells."""
+    _, solutions = candidates(4, 0, 20, 3)
+    sets = np.zeros((generate_module.MAX_SWAP_SETS, 2), np.uint64)
+    for solution in solutions:
+        found = generate_module.swap_sets(solution, sets)
+        covered = {}
+        for lo, hi in sets[:found]:
+            cells = [c for c in range(81) if (int(hi) << 64 | int(lo)) >> c & 1]
+            a, b = sorted({int(solution[c]) for c in cells})
+            swapped = solution.copy()
+            for c in cells:
+                swapped[c] = a + b - solution[c]
+            assert all(len(set(swapped[unit])) == 9 for unit in tables(3).units)
+            assert (swapped != solution).any()
+            assert not covered.get((a, b), set()) & set(cells)
+            covered.setdefault((a, b), set()).update(cells)
+        assert len(covered) == 36 and all(len(cells) == 18 for cells in covered.values())
 
 
 def test_a_run_killed_with_sigkill_continues_to_the_same_rows(tmp_path, reference_run):
