@@ -594,7 +594,8 @@ def format_summary(summary: Summary) -> str:
         else "wall time not recorded, "
     )
     lines.append(
-        f"time          {timing}{summary.workers} workers ({summary.engine} engine), "
+        f"time          {timing}{summary.workers} worker{'s' if summary.workers != 1 else ''} "
+        f"({summary.engine} engine), "
         f"{summary.solve_seconds:.2f} s solving"
     )
     return "\n".join(lines)
