@@ -58,8 +58,9 @@ def slow(tmp_path_factory):
     base = tmp_path_factory.mktemp("slow")
     path = runs.write_slow_dataset(base / "slow.txt")
     reference = base / "reference"
-    done = runs.run(runs.command(path, reference, *runs.SLOW_OPTIONS, "--workers", "2", "-q"))
-    assert done.returncode == 0, done.stderr
+    code, stderr = runs.run_here(runs.command(path, reference, *runs.SLOW_OPTIONS, "--workers", "2",
+                                              "-q"))
+    assert code == 0, stderr
     assert len(runs.parts(reference)) == runs.SLOW_PARTS
     return path, reference
 

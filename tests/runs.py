@@ -1,6 +1,6 @@
 """Helpers for the tests that stop runs and continue them: a dataset slow enough to kill a
-run part-way (about two seconds on two cores), the real command in a subprocess, and the
-comparison of an output directory with an uninterrupted run's."""
+run part-way (about a second of solving on one core), the real command in a subprocess, and
+the comparison of an output directory with an uninterrupted run's."""
 
 from __future__ import annotations
 
@@ -13,14 +13,20 @@ import psutil
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from pipeline.part import part_name
 from pipeline.settings import DECLARED
 from pipeline.summary import read_summary
 
 BIN = Path(sys.executable).parent
 DATA = Path(__file__).resolve().parent / "data"
 # Near-empty grids with a large max_solutions hit the node budget: each costs max_nodes nodes
-# (about 15 ms), so 240 rows in batches of 6 make 40 parts over about two seconds.
-SLOW_OPTIONS = ("--batch-size", "6", "--max-solutions", "1000000", "--max-nodes", "60000")
+# (about 5 ms), so 240 rows in batches of 6 make 40 parts over about a second of one core's
+# solving, far longer than a test takes to see a part and stop, kill or damage the run (and
+# every run of the dataset to its end, a dozen in `make test`, costs little: 60,000 nodes
+# took three times as long for the same checks).
+SLOW_MAX_NODES = 20_000
+SLOW_OPTIONS = ("--batch-size", "6", "--max-solutions", "1000000",
+                "--max-nodes", str(SLOW_MAX_NODES))
 SLOW_PARTS = 40
 # Columns and summary entries that depend on time, or on the run being continued.
 TIMING = ("wall_seconds", "compile_seconds", "puzzles_per_second", "solve_seconds", "worker_seconds",
@@ -86,6 +92,20 @@ def measured(args: list[str], timeout: float = 600, **kwargs) -> tuple[int, int,
     return int(code), int(peak_kib) >> 10, stderr
 
 
+def run_here(args: list[str]) -> tuple[int, str]:
+    """``args`` (a ``command``) run in this process, as the ``cli`` fixture runs the CLI: its
+    exit code and stderr. For a run that only continues a stopped one: it needs no process of
+    its own, whose start (loading the solver) costs a second or two."""
+    from typer.testing import CliRunner
+
+    from pipeline.cli import app
+
+    assert Path(args[0]).name == "sudoku-pipeline", args
+    result = CliRunner().invoke(app, args[1:])
+    crashed = "" if isinstance(result.exception, (SystemExit, type(None))) else repr(result.exception)
+    return result.exit_code, result.stderr + crashed
+
+
 def start(args: list[str], **kwargs) -> subprocess.Popen:
     return subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs
@@ -145,20 +165,33 @@ def summary(out: Path) -> dict:
     return found
 
 
-def assert_same_run(out: Path, reference: Path) -> None:
+def assert_same_run(out: Path, reference: Path, batch_rows: int | None = None) -> None:
     """``out`` holds what an uninterrupted run wrote in ``reference``: the same parts, the
-    same rows in every column but solve_us, the same summary numbers, nothing else."""
-    assert [p.name for p in parts(out)] == [p.name for p in parts(reference)]
+    same rows in every column but solve_us, the same summary numbers, nothing else.
+
+    ``batch_rows``: ``out`` was run in batches of that many rows (a setting that does not
+    change the rows) from one input: its parts are those batches', and its summary says so
+    where the reference's gives its own batches."""
+    expected = summary(reference)
+    if batch_rows is None:
+        assert [p.name for p in parts(out)] == [p.name for p in parts(reference)]
+    else:
+        count = -(-expected["rows"]["in"] // batch_rows)
+        assert [p.name for p in parts(out)] == [part_name(0, index) for index in range(count)]
+        expected["output"] = {**expected["output"], "parts": count, "batch_rows": batch_rows}
+        (entry,) = expected["inputs"]
+        entry["batch_rows"] = batch_rows
     assert rows(out).equals(rows(reference))
-    assert summary(out) == summary(reference)
+    assert summary(out) == expected
     leftovers = sorted(p.name for p in out.iterdir() if p.name.startswith("."))
     assert leftovers == [], leftovers  # no temporary file, no lock file
 
 
 def assert_rerun_completes(args: list[str], out: Path, reference: Path) -> None:
-    """The same command, run again, finishes the run in ``out`` as ``reference`` has it."""
-    again = run(args)
-    assert again.returncode == 0, again.stderr
+    """The same command, run again (in this process: ``run_here``), finishes the run in
+    ``out`` as ``reference`` has it."""
+    code, stderr = run_here(args)
+    assert code == 0, stderr
     assert_same_run(out, reference)
 
 

@@ -106,10 +106,17 @@ def size_and_variant_cases():
                                marks=() if fast else pytest.mark.slow)
 
 
+# A budget for the near-empty puzzles, and for the invalid rows, which the reference searches as
+# blank grids (2,000 nodes of a blank 25 x 25 grid take it 3 s): above every other row's search
+# (at most 244 nodes at 16 x 16, 890 at 25 x 25), so each status stays.
+GENERATED_BUDGET = {2: 2_000, 3: 2_000, 4: 300, 5: 1_000}
+
+
 @pytest.mark.parametrize("boxsize, variant", list(size_and_variant_cases()))
 def test_generated_puzzles_of_every_size_agree_to_the_node(boxsize, variant):
-    """Every column but solve_us, the grade included; a budget for the near-empty ones."""
-    assert_agree(generated(boxsize), boxsize=boxsize, max_nodes=2_000, **variant)
+    """Every column but solve_us, the grade included."""
+    assert_agree(generated(boxsize), boxsize=boxsize, max_nodes=GENERATED_BUDGET[boxsize],
+                 **variant)
 
 
 @pytest.mark.parametrize("variant", [{"rules": "singles"},

@@ -147,7 +147,7 @@ def test_summarize_without_a_run(cli, tmp_path):
         assert result.exit_code == 2 and result.stderr.count("\n") == 1
 
 
-def test_the_console_script_for_real(tmp_path, sample_csv):
+def test_the_console_script_for_real(tmp_path, sample_csv, cli):
     """One real process of the installed `sudoku-pipeline` command, pool and all."""
     out = tmp_path / "out"
     env = {**os.environ, "COLUMNS": "100"}
@@ -171,20 +171,11 @@ def test_the_console_script_for_real(tmp_path, sample_csv):
     assert run.returncode == 0, run.stderr
     assert "199 rows in, 199 rows out" in run.stdout
     assert len(list(out.glob("part-*.parquet"))) == 5
-    again = subprocess.run(  # another batch size: the rows do not depend on it
-        [BIN / "sudoku-pipeline", "solve-dataset", sample_csv, "-o", out],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert again.returncode == 0 and "nothing to solve" in again.stdout, again.stderr
-    other = subprocess.run(  # other rules: other rows
-        [BIN / "sudoku-pipeline", "solve-dataset", sample_csv, "-o", out, "--rules", "singles"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert other.returncode == 2
+    # The same command again, in this process (a process of its own costs a second or two).
+    again = cli("solve-dataset", sample_csv, "-o", out)  # another batch size: the same rows
+    assert again.exit_code == 0 and "nothing to solve" in again.stdout, again.stderr
+    other = cli("solve-dataset", sample_csv, "-o", out, "--rules", "singles")  # other rows
+    assert other.exit_code == 2
     assert other.stderr.startswith("error: output directory") and other.stderr.count("\n") == 1
 
 

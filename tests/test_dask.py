@@ -25,6 +25,7 @@ from pipeline.resume import SUMMARY_FILE
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from solver import STATUSES
+from tests import runs
 
 distributed = pytest.importorskip("distributed")
 dask_engine = pytest.importorskip("pipeline.engines.dask")
@@ -98,11 +99,12 @@ def test_cli_with_a_scheduler_address_equals_local_run(tmp_path, cli, read_outpu
 
 
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path, read_output, cluster, client):
-    # 3,000 rows in 60 parts: long enough to kill a worker while it is solving.
+    # 1,592 rows in 32 parts: long enough to kill a worker while it is solving (a part takes
+    # tens of milliseconds, the kill a few).
     path = tmp_path / "many.txt"
     with open(SAMPLE, newline="") as file:
         puzzles = [row["puzzle"] for row in csv.DictReader(file)]
-    path.write_text("\n".join(puzzles * 15) + "\n")
+    path.write_text("\n".join(puzzles * 8) + "\n")
     options = {"batch_size": 50}
     local = run([path], tmp_path / "local", workers=1, **options)
 
@@ -129,7 +131,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path, read_out
     thread.join(timeout=120)
 
     assert not thread.is_alive() and "error" not in outcome, outcome
-    assert parts_at_kill < 60
+    assert parts_at_kill < 32
     assert read_output(output, timing=False).equals(read_output(tmp_path / "local", timing=False))
     assert comparable(outcome["summary"]) == comparable(local)
     assert victim not in client.run(os.getpid).values()  # the worker did die (and was replaced)
@@ -157,10 +159,10 @@ def test_a_time_limit_on_dask_stops_with_progress_and_the_rerun_finishes(slow, t
     client): the run stops with exit 3 and parts kept, and reruns finish it."""
     path, reference = slow
     out = tmp_path / "out"
-    options = {"batch_size": 6, "max_solutions": 1_000_000, "max_nodes": 60_000,
+    options = {"batch_size": 6, "max_solutions": 1_000_000, "max_nodes": runs.SLOW_MAX_NODES,
                "engine": "dask", "scheduler": cluster.scheduler_address}
-    with pytest.raises(RunIncomplete, match="time limit of 0.5 s reached"):
-        run([path], out, time_limit=0.5, **options)
+    with pytest.raises(RunIncomplete, match="time limit of 0.1 s reached"):
+        run([path], out, time_limit=0.1, **options)
     assert 0 < len(list(out.glob("part-*.parquet"))) < 40
     run([path], out, **options)
     assert read_output(out, timing=False).equals(read_output(reference, timing=False))
@@ -208,8 +210,6 @@ def scheduler_process(tmp_path):
     import socket
     import subprocess
 
-    from tests import runs
-
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -238,8 +238,6 @@ def scheduler_process(tmp_path):
 
 @pytest.mark.slow  # a real `dask scheduler` and `dask worker` processes, twice: about 30 s
 def test_a_lost_scheduler_is_one_line_and_the_same_command_continues(slow, tmp_path, scheduler_process):
-    from tests import runs
-
     path, reference = slow
     start, stop_scheduler = scheduler_process
     out = tmp_path / "out"

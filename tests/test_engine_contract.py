@@ -109,7 +109,9 @@ def test_a_unit_that_keeps_raising_is_given_up_and_the_others_go_on(tmp_path, en
     ]
 
 
-@pytest.mark.parametrize("kind", ENGINES)
+# Dask: a LocalCluster of its own (its workers die), 10 s; test_dask.py kills a Dask worker
+# mid-run in the fast suite.
+@pytest.mark.parametrize("kind", ["local", pytest.param("dask", marks=pytest.mark.slow)])
 def test_a_unit_that_keeps_killing_its_worker_is_given_up(tmp_path, engine, kind):
     units = make_units(tmp_path / "out", 4)
     chosen = engine(kind, solve_part_killing_its_worker_on_batch_1, own_cluster=True)

@@ -12,6 +12,7 @@ import faulthandler
 import os
 import random
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -58,7 +59,7 @@ def test_the_node_budget_is_counted_in_the_summary(slow):
     summary = read_summary(reference)
     statuses = runs.rows(reference).column("status").to_pylist()
     assert summary.numbers.status["budget_exceeded"] == statuses.count("budget_exceeded") == 168
-    assert summary.numbers.search_nodes.max == 60_000  # the budget, reached exactly
+    assert summary.numbers.search_nodes.max == runs.SLOW_MAX_NODES  # the budget, reached exactly
 
 
 def solve_part_killed_on_batch_2(unit: Unit) -> Stats:
@@ -150,8 +151,8 @@ def notes(tmp_path_factory):
     base = tmp_path_factory.mktemp("notes")
     path = write_notes_csv(base / "notes.csv")
     reference = base / "reference"
-    done = runs.run(runs.command(path, reference, *NOTES_OPTIONS))
-    assert done.returncode == 0, done.stderr
+    code, stderr = runs.run_here(runs.command(path, reference, *NOTES_OPTIONS))
+    assert code == 0, stderr
     return path, reference
 
 
@@ -224,18 +225,14 @@ def test_a_read_only_output_is_a_clean_error_and_the_rerun_continues(notes, smal
     remount("size=16m")
     out = disk / "out"
     args = runs.command(path, out, *NOTES_OPTIONS)
-    assert runs.run(args).returncode == 0
+    shutil.copytree(reference, out)  # the same command's run, finished
     for name in ("part-00000-000001.parquet", "part-00000-000004.parquet", SUMMARY_FILE):
         (out / name).unlink()  # as a run stopped part-way leaves it
     remount("ro")
-    refused = runs.run(args)
-    assert refused.returncode == 2
-    assert refused.stderr == f"error: cannot write into output directory {out}: Read-only file system\n"
-    fresh = runs.run(runs.command(path, disk / "new", *NOTES_OPTIONS))
-    assert fresh.returncode == 2
-    assert fresh.stderr == (
-        f"error: cannot create output directory {disk / 'new'}: Read-only file system\n"
-    )
+    assert runs.run_here(args) == (
+        2, f"error: cannot write into output directory {out}: Read-only file system\n")
+    assert runs.run_here(runs.command(path, disk / "new", *NOTES_OPTIONS)) == (
+        2, f"error: cannot create output directory {disk / 'new'}: Read-only file system\n")
 
     remount("rw")
     runs.assert_rerun_completes(args, out, reference)
@@ -279,10 +276,11 @@ def test_out_of_memory_in_the_main_process_is_one_line_and_resumable(tmp_path, k
     exit 3, the rerun in smaller batches continues."""
     import pyarrow as pa
 
-    groups, rows = 20, 20_000  # 400,000 rows of 2.5 kB: 1 GB in one batch
+    # 40,000 rows of 25 kB: 1 GB in one batch (and few puzzles for the rerun to solve)
+    groups, rows = 20, 2_000
     puzzles = [line.split(",")[0] for line in kaggle_csv.read_text().splitlines()[1:]]
     group = pa.table({"puzzle": [puzzles[i % 20] for i in range(rows)],
-                      "note": pa.array(["w" * 2500] * rows)})
+                      "note": pa.array(["w" * 25_000] * rows)})
     path = tmp_path / "wide.parquet"
     with pq.ParquetWriter(path, group.schema, compression="zstd", use_dictionary=False) as file:
         for _ in range(groups):
@@ -296,7 +294,7 @@ def test_out_of_memory_in_the_main_process_is_one_line_and_resumable(tmp_path, k
     assert done.returncode == 3, done.stderr
     assert done.stderr.startswith("error: out of memory in the main process"), done.stderr
     assert done.stderr.count("\n") == 1 and "--batch-size" in done.stderr
-    again = subprocess.run(runs.command(path, out, "-q", "--workers", "1", "--batch-size",
-                                        str(rows)), capture_output=True, text=True, timeout=300)
-    assert again.returncode == 0, again.stderr
+    code, stderr = runs.run_here(runs.command(path, out, "-q", "--workers", "1", "--batch-size",
+                                              str(rows)))
+    assert code == 0, stderr
     assert pq.read_metadata(sorted(out.glob("part-*.parquet"))[-1]).num_rows == rows

@@ -40,11 +40,11 @@ def test_hutton_grids(variant, max_solutions):
                          **variant)
 
 
-# The fast suite: Bird's default search and the singles rules; every variant runs to the end of
-# the excerpts in `make test-slow` (below).
+# The fast suite: Bird's default search and the singles rules, on half the excerpts (three of
+# every set); every variant runs to the end of every excerpt in `make test-slow` (below).
 @pytest.mark.parametrize("variant", [VARIANTS[0], VARIANTS[-1]], ids=lambda v: "-".join(v.values()))
 def test_excerpts_of_every_shared_set(variant):
-    assert_implementations_agree([p for _, p in excerpts()], max_nodes=BUDGET, **variant)
+    assert_implementations_agree([p for _, p in excerpts()][::2], max_nodes=BUDGET, **variant)
 
 
 @pytest.mark.slow
@@ -84,7 +84,7 @@ def check_fresh_samples(per_set, max_nodes, variant):
         assert_implementations_agree(sample, max_nodes=max_nodes, **variant)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(puzzles(min_givens=0, max_givens=81))
 def test_generated_puzzles(text):
     for variant in VARIANTS:

@@ -94,6 +94,7 @@ def test_a_rating_is_the_mean_depth_of_the_copies_searched_by_the_fast_implement
 # -- fast against reference ------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # test_ladder_rungs.py's excerpt of every set, up to trial, stays in the fast suite
 def test_grades_agree_on_every_excerpt_up_to_wings():
     """The rungs below the trials on every excerpt (tests/test_ladder_rungs.py holds the trials:
     the reference's are slow)."""
@@ -214,7 +215,7 @@ def test_rungs_are_monotone_on_excerpts():
         assert_rungs_monotone(text)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(puzzles(min_givens=22, max_givens=40))
 def test_rungs_are_monotone_on_generated_puzzles(text):
     assert_rungs_monotone(text)

@@ -28,7 +28,8 @@ from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.work import solve_part
 
-settings = load_settings(batch_size=6, max_solutions=1_000_000, max_nodes=60_000, workers=2)
+settings = load_settings(batch_size=6, max_solutions=1_000_000, max_nodes={runs.SLOW_MAX_NODES},
+                         workers=2)
 engine = LocalEngine(workers=2, function=solve_part, stall_seconds={STALL})
 solve_dataset([sys.argv[1]], sys.argv[2], settings, engine=engine, progress=False)
 """

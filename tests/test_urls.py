@@ -155,16 +155,13 @@ def test_a_run_from_s3_to_s3_equals_the_local_run(tmp_path, s3, bucket, local_in
     }
 
 
-def test_a_killed_run_on_s3_continues_where_it_stopped(tmp_path, s3, bucket):
-    dataset = runs.write_slow_dataset(tmp_path / "slow.txt")
-    reference = tmp_path / "reference"
-    assert runs.run(runs.command(dataset, reference, *runs.SLOW_OPTIONS)).returncode == 0
-
+def test_a_killed_run_on_s3_continues_where_it_stopped(tmp_path, s3, bucket, slow):
+    dataset, reference = slow
     url = f"s3://{bucket}/slow"
     args = runs.command(dataset, url, *runs.SLOW_OPTIONS, "--workers", "2")
     process = runs.start(args)
     deadline = time.monotonic() + 60
-    while part_count(s3, url) < 6:
+    while part_count(s3, url) < 3:
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)  # no clean-up at all: the lock object stays behind
@@ -173,8 +170,8 @@ def test_a_killed_run_on_s3_continues_where_it_stopped(tmp_path, s3, bucket):
     parts_at_kill = part_count(s3, url)
     assert 0 < parts_at_kill < runs.SLOW_PARTS
 
-    again = runs.run(args)  # takes over the lock of the dead run on this host
-    assert again.returncode == 0, again.stderr
+    code, stderr = runs.run_here(args)  # takes over the lock of the dead run on this host
+    assert code == 0, stderr
     summary = read_summary(url)
     assert summary.resumed_rows >= parts_at_kill * 6 - 6
     runs.assert_same_run(download(s3, url, tmp_path / "s3"), reference)
@@ -201,6 +198,7 @@ def test_a_lock_object_of_a_live_run_refuses_another_run(tmp_path, s3, bucket, e
     assert not s3.exists(f"{bucket}/busy/{LOCK}")
 
 
+@pytest.mark.slow  # a LocalCluster of its own (its workers need this module's variables), 10 s
 def test_the_dask_engine_writes_to_s3(tmp_path, s3, bucket, local_inputs):
     pytest.importorskip("distributed")
     options = {"workers": 2, "batch_size": 40}
