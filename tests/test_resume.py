@@ -76,14 +76,15 @@ def test_a_time_limit_stops_the_run_and_the_same_command_continues_it(slow, tmp_
     # Three batches of 80 rows, two workers, and a limit that passes while the session starts
     # (loading the solver takes longer): each session keeps the batches that finish first, at
     # least one and at most about one a worker, and stops the rest. So the first session
-    # cannot finish the run, each one gets further, and three sessions at most finish it,
-    # however loaded the machine (a limit that a session's start could eat made it loop once
-    # a part, 40 times, on a busy machine).
+    # cannot finish the run, and four sessions at most finish it (the one that writes the
+    # last part may still stop at its limit, before the summary), however loaded the machine
+    # (a limit that a session's start could eat made it loop once a part, 40 times, on a busy
+    # machine).
     args = runs.command(path, out, "--batch-size", "80", "--max-solutions", "1000000",
                         "--max-nodes", str(runs.SLOW_MAX_NODES), "--workers", "2",
                         "--time-limit", "0.2")
     sessions = []
-    for _ in range(3):
+    for _ in range(4):  # a part a session at least; the last may still stop at its limit
         done = runs.run(args)
         sessions.append((done.returncode, len(runs.parts(out))))
         if done.returncode == 0:
@@ -94,7 +95,7 @@ def test_a_time_limit_stops_the_run_and_the_same_command_continues_it(slow, tmp_
         assert not (out / SUMMARY_FILE).exists()
     assert len(sessions) >= 2 and sessions[-1] == (0, 3), sessions
     counts = [count for _, count in sessions]
-    assert counts == sorted(set(counts)), sessions  # every session made progress
+    assert counts == sorted(counts) and counts[0] < 3, sessions  # no session lost a part
     runs.assert_same_run(out, reference, batch_rows=80)
 
 
