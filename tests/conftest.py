@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 SAMPLE = ROOT / "data" / "sample.csv"
 SHARED = ROOT.parent / "shared" / "datasets"
+WHOLE_SUITE = 100  # tests collected; fewer (one file, -k) compile only what they call
 
 
 @pytest.fixture
@@ -36,6 +37,15 @@ def euler_txt() -> Path:
 @pytest.fixture
 def hard_txt() -> Path:
     return DATA / "norvig_hardest_8.txt"
+
+
+def pytest_collection_finish(session) -> None:
+    """A run of many tests compiles the solver's kernels first, on both cores (tests/precompile.py):
+    a fresh clone's suite would otherwise compile them one by one on one."""
+    if len(session.items) >= WHOLE_SUITE:
+        from tests.precompile import compile_all
+
+        compile_all()
 
 
 def _cli(*args: str | Path):

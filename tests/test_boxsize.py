@@ -95,13 +95,16 @@ def assert_agree(puzzles: list[str], **options) -> None:
 
 
 def size_and_variant_cases():
-    """Every box size under every variant; beyond 9 x 9 the fast suite keeps one or two variants
-    (the reference takes seconds a puzzle there) and ``make test-slow`` runs the others."""
-    kept = {4: ("fixpoint-smallest", "singles"), 5: ("once-smallest",)}
+    """Every box size under every variant; from 9 x 9 up the fast suite keeps some variants (the
+    reference takes seconds a puzzle beyond 9 x 9; test_implementations runs every variant on
+    9 x 9, test_published_hexadoku the singles rules on 16 x 16) and ``make test-slow`` runs
+    the others."""
+    kept = {3: ("fixpoint-smallest", "once-smallest", "singles"), 4: ("fixpoint-smallest",),
+            5: ("once-smallest",)}
     for boxsize in (2, 3, 4, 5):
         for variant in VARIANTS:
             name = "-".join(variant.values())
-            fast = boxsize < 4 or name in kept[boxsize]
+            fast = boxsize == 2 or name in kept[boxsize]
             yield pytest.param(boxsize, variant, id=f"{boxsize}-{name}",
                                marks=() if fast else pytest.mark.slow)
 

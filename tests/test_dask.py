@@ -86,6 +86,7 @@ def test_dask_local_cluster_run_equals_local_run(tmp_path, read_output):
     assert set(expected.column("status").to_pylist()) == set(STATUSES) - {"solved"}
 
 
+@pytest.mark.slow
 def test_cli_with_a_scheduler_address_equals_local_run(tmp_path, cli, read_output, cluster):
     args = [SAMPLE, "--batch-size", "50", "--max-solutions", "1", "--quiet"]
     assert cli("solve-dataset", *args, "-o", tmp_path / "local", "--workers", "1").exit_code == 0

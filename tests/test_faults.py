@@ -200,6 +200,7 @@ def test_a_full_disk_is_a_clean_error_and_the_rerun_continues(notes, small_disk)
     runs.assert_rerun_completes(args, out, reference)
 
 
+@pytest.mark.slow
 def test_a_file_size_limit_is_a_clean_error_and_the_rerun_continues(notes, tmp_path):
     """Without root: RLIMIT_FSIZE makes writing past 100 kB fail with EFBIG, for real."""
     path, reference = notes

@@ -268,6 +268,7 @@ def test_a_run_killed_with_sigkill_continues_to_the_same_rows(tmp_path, referenc
     assert 0 < read_summary(out).resumed_rows < SAME["count"]
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_and_the_same_command_continues(tmp_path, reference_run):
     out = tmp_path / "out"
     args = [str(runs.BIN / "sudoku-pipeline"), "generate", "-o", str(out), "--count", "40",

@@ -35,14 +35,16 @@ def one_excerpt_per_set():
     chosen = {}
     for name, text in excerpts():
         chosen.setdefault(name, text)
-    return list(chosen.values())
+    return chosen
 
 
 # -- fast against reference ------------------------------------------------------------------------
 
 
 def test_grades_agree_up_to_trial_on_an_excerpt_of_every_set():
-    texts = one_excerpt_per_set()
+    """Of the sets whose puzzle is left to the search, serg's (the reference grades the forum
+    sets' in a second or more each; every excerpt of them runs in make test-slow)."""
+    texts = [text for name, text in one_excerpt_per_set().items() if not name.startswith("forum")]
     assert fast_grades(texts, "trial") == reference_grades(texts, "trial")
 
 

@@ -79,6 +79,7 @@ def test_the_report_goes_beside_the_directory_never_inside(measured_run, tmp_pat
     pl.read_parquet(measured_run)  # still one dataset
 
 
+@pytest.mark.slow
 def test_many_groups_are_capped(measured_run, tmp_path):
     page = Path(write_report(measured_run, tmp_path / "by_grid.html", by="grid")[0]).read_text()
     groups = page.split('<section id="groups">', 1)[1].split("</section>", 1)[0]

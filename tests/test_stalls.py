@@ -56,6 +56,7 @@ def solve_part_stopping_its_worker_on_batch_1(unit: Unit) -> Stats:
     return solve_part(unit)
 
 
+@pytest.mark.slow
 def test_a_batch_that_keeps_hanging_is_given_up_after_three_attempts(tmp_path, euler_txt):
     settings = load_settings(workers=2, batch_size=2)
     engine = LocalEngine(workers=2, function=solve_part_stopping_its_worker_on_batch_1,

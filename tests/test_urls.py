@@ -155,6 +155,7 @@ def test_a_run_from_s3_to_s3_equals_the_local_run(tmp_path, s3, bucket, local_in
     }
 
 
+@pytest.mark.slow
 def test_a_killed_run_on_s3_continues_where_it_stopped(tmp_path, s3, bucket, slow):
     dataset, reference = slow
     url = f"s3://{bucket}/slow"
