@@ -42,7 +42,7 @@ def hard_txt() -> Path:
 def pytest_collection_finish(session) -> None:
     """A run of many tests compiles the solver's kernels first, on both cores (tests/precompile.py):
     a fresh clone's suite would otherwise compile them one by one on one."""
-    if len(session.items) >= WHOLE_SUITE:
+    if len(session.items) >= WHOLE_SUITE and not session.config.option.collectonly:
         from tests.precompile import compile_all
 
         compile_all()

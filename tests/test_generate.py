@@ -188,6 +188,7 @@ def test_the_same_seed_gives_the_same_rows_whatever_the_workers_and_batches(
     assert rows(tmp_path / "out").equals(rows(reference_run))
 
 
+@pytest.mark.slow  # the Dask engine's kind is test_dask's; this is the generator on it
 def test_the_dask_engine_gives_the_same_rows(tmp_path, reference_run):
     pytest.importorskip("distributed")
     summary = generate(tmp_path / "out", engine="dask", workers=2, batch_size=6, **SAME)
