@@ -33,6 +33,9 @@ from pipeline.errors import PipelineError, one_line
 RUN_KEY = b"sudoku_pipeline"
 PART_KEY = b"sudoku_pipeline.part"
 SUMMARY_KEY = b"sudoku_pipeline.summary"
+# What a failure to write a part, or to read one back, adds to its message mid-run.
+PARTS_KEPT = ("; the parts already written are kept: rerun the same command once this is "
+              "fixed, to continue")
 _NAME = re.compile(r"part-(\d{5,})-(\d{6,})\.parquet")
 
 
@@ -136,12 +139,7 @@ def write_part(
             row_group_size=max(table.num_rows, 1),
         )
 
-    storage.write_atomically(
-        path,
-        write,
-        hint="; the parts already written are kept: rerun the same command once this is "
-        "fixed, to continue",
-    )
+    storage.write_atomically(path, write, hint=PARTS_KEPT)
 
 
 def read_footer(path: str) -> Footer:

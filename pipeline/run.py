@@ -428,7 +428,10 @@ def _made_again(out: Output, plan: Plan) -> bool:
     """Whether the output directory was emptied or removed under the run (its manifest is
     gone); if so the directory and manifest are made again, so that the parts written from
     now on are kept and the same command continues."""
-    if storage.kind(out.path(MANIFEST_FILE)) is not None:
+    try:
+        if storage.kind(out.path(MANIFEST_FILE)) is not None:
+            return False
+    except PipelineError:  # the store cannot be reached at all: the error at hand says so
         return False
     storage.make_directory(out.directory)
     write_manifest(out.directory, plan.schema, out.run)

@@ -381,7 +381,7 @@ class ObjectStore(Storage):
     def open_read(self, where: str) -> BinaryIO:
         fs, path = _filesystem(where)
         with _remote_errors("read", where):
-            return fs.open(path, "rb")
+            return RemoteFile(fs.open(path, "rb"), where)  # type: ignore[return-value]
 
     @contextlib.contextmanager
     def arrow_source(self, where: str) -> Iterator[BinaryIO]:
@@ -541,6 +541,44 @@ def _remote_errors(action: str, url: str, hint: str = "") -> Iterator[None]:
 def _one_line(err: BaseException) -> str:
     """The message with its type, which says more than most messages of these libraries."""
     return f"{type(err).__name__}: {one_line(err)}" if str(err).strip() else type(err).__name__
+
+
+class RemoteFile(io.RawIOBase):
+    """A file of a remote filesystem, read: a failure mid-read (the store gone, a connection
+    reset) is a one-line ``PipelineError`` naming the URL, as a failure to open it is, wherever
+    the reading is done (Arrow's Parquet reader, the text and CSV readers, a lock's holder)."""
+
+    def __init__(self, file: Any, where: str) -> None:
+        super().__init__()
+        self._file, self._where = file, where
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> bytes:
+        with _remote_errors("read", self._where):
+            return self._file.read(-1 if size is None else size)
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        with _remote_errors("read", self._where):
+            return self._file.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._file.tell()
+
+    def close(self) -> None:
+        try:
+            self._file.close()  # nothing to send when reading, so nothing to fail
+        finally:
+            super().close()
 
 
 # --- the module's functions: each location to its backend ---------------------------------

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pipeline.errors import PipelineError
-from pipeline.part import read_footer
+from pipeline.part import PARTS_KEPT, read_footer
 from pipeline.provenance import installed
 from pipeline.stats import Stats
 
@@ -121,6 +121,8 @@ def accept(unit: Unit, result: Stats | PipelineError) -> Stats:
         footer = read_footer(unit.path)
     except FileNotFoundError:
         raise PartMissing(unit) from None
+    except PipelineError as err:  # the store went away, say: as a failed write would be
+        raise PipelineError(f"{err}{PARTS_KEPT}") from None
     if not unit.holds(footer, result):
         raise PipelineError(
             f"part {unit.path} does not hold {unit.part.describe()} (it says {footer.info}, "
