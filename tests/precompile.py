@@ -31,11 +31,11 @@ def second_half() -> None:
     size (the same kernels at every size): about as long."""
     import solver
     from solver.generate import candidates
+    from solver.grid import text_of
 
     candidates(1, 0, 1, 3)
     puzzles, _ = candidates(1, 0, 1, 2)  # one puzzle of one solution: every measure runs
-    text = "".join(".1234"[value] for value in puzzles[0])
-    solver.solve_strings([text], boxsize=2, measures=("rating", "backdoor"))
+    solver.solve_strings([text_of(puzzles[0])], boxsize=2, measures=("rating", "backdoor"))
 
 
 def compile_all() -> None:
