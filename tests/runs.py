@@ -13,7 +13,8 @@ import psutil
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.part import part_name
+from pipeline.errors import PipelineError
+from pipeline.part import part_name, read_footer
 from pipeline.settings import DECLARED
 from pipeline.summary import read_summary
 
@@ -127,6 +128,33 @@ def wait_for_parts(out: Path, count: int, process: subprocess.Popen, timeout: fl
             raise AssertionError(f"the run ended early: {process.communicate()}")
         time.sleep(0.005)
     raise AssertionError(f"fewer than {count} parts in {out} after {timeout} s")
+
+
+def wait_for_placed_rows(out: Path, count: int, process: subprocess.Popen,
+                         timeout: float = 60) -> int:
+    """Wait until the parts a generated run has placed (selected, in draw order) hold at least
+    ``count`` rows; how many they hold. A worker's candidates are parts too before the run
+    places them, so counting files would not do: on a busy machine the workers can write
+    several before the run places the first (a continued run keeps only placed parts)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = sum(info.rows for info in map(_placed_info, parts(out)) if info)
+        if found >= count:
+            return found
+        if process.poll() is not None:
+            raise AssertionError(f"the run ended early: {process.communicate()}")
+        time.sleep(0.005)
+    raise AssertionError(f"fewer than {count} placed rows in {out} after {timeout} s")
+
+
+def _placed_info(path: Path):
+    """The part's ``PartInfo`` when the run has placed it; None for candidates, or a part
+    deleted or replaced while it was read."""
+    try:
+        info = read_footer(str(path)).info
+    except (FileNotFoundError, PipelineError):
+        return None
+    return info if info and info.placed else None
 
 
 def all_dead(processes: list[psutil.Process], timeout: float = 5) -> bool:
