@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import psutil
@@ -119,15 +120,7 @@ def parts(out: Path) -> list[Path]:
 
 def wait_for_parts(out: Path, count: int, process: subprocess.Popen, timeout: float = 60) -> int:
     """Wait until ``out`` holds at least ``count`` parts; the number it holds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = len(parts(out))
-        if found >= count:
-            return found
-        if process.poll() is not None:
-            raise AssertionError(f"the run ended early: {process.communicate()}")
-        time.sleep(0.005)
-    raise AssertionError(f"fewer than {count} parts in {out} after {timeout} s")
+    return _wait_for(lambda: len(parts(out)), count, process, timeout, f"parts in {out}")
 
 
 def wait_for_placed_rows(out: Path, count: int, process: subprocess.Popen,
@@ -136,25 +129,32 @@ def wait_for_placed_rows(out: Path, count: int, process: subprocess.Popen,
     ``count`` rows; how many they hold. A worker's candidates are parts too before the run
     places them, so counting files would not do: on a busy machine the workers can write
     several before the run places the first (a continued run keeps only placed parts)."""
+    return _wait_for(lambda: sum(map(_placed_rows, parts(out))), count, process, timeout,
+                     f"placed rows in {out}")
+
+
+def _wait_for(found_now: Callable[[], int], count: int, process: subprocess.Popen,
+              timeout: float, what: str) -> int:
+    """Poll ``found_now`` until it reaches ``count`` (its value then), while ``process`` runs."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        found = sum(info.rows for info in map(_placed_info, parts(out)) if info)
+        found = found_now()
         if found >= count:
             return found
         if process.poll() is not None:
             raise AssertionError(f"the run ended early: {process.communicate()}")
         time.sleep(0.005)
-    raise AssertionError(f"fewer than {count} placed rows in {out} after {timeout} s")
+    raise AssertionError(f"fewer than {count} {what} after {timeout} s")
 
 
-def _placed_info(path: Path):
-    """The part's ``PartInfo`` when the run has placed it; None for candidates, or a part
+def _placed_rows(path: Path) -> int:
+    """The rows of the part at ``path`` when the run has placed it; 0 for candidates, or a part
     deleted or replaced while it was read."""
     try:
         info = read_footer(str(path)).info
     except (FileNotFoundError, PipelineError):
-        return None
-    return info if info and info.placed else None
+        return 0
+    return info.rows if info and info.placed else 0
 
 
 def all_dead(processes: list[psutil.Process], timeout: float = 5) -> bool:
