@@ -484,7 +484,7 @@ def _work():
             np.zeros((9, MAX_CANDIDATES), np.int32))  # block_end
 
 
-@compiled(nogil=True)  # a worker's heartbeat thread runs while a batch is canonicalised
+@compiled
 def canonical_batch(grids, out, symmetries, t):
     """``_canonical_one`` for every row of ``grids`` ((n, 81) values 0..9; rows holding
     ``INVALID_BYTE`` are left as zero bytes)."""

@@ -19,8 +19,8 @@ only the representation differs:
 
 The propagation kernels are ``solver.kernels``'. Everything is compiled with an on-disk cache
 (``solver.jit``) so a machine pays the compilation once per version of the source, and lazily:
-importing this module compiles nothing. The batch entry point releases the GIL
-(``nogil=True``), so other threads of the process (a worker's heartbeat) run while it solves.
+importing this module compiles nothing. Like every kernel, the batch entry point releases the
+GIL, so other threads of the process (a worker's heartbeat) run while it solves.
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def _search(grid, stack, untried, chosen, queue, root_open, solution, max_soluti
     return n_solutions, nodes, max_depth, budget_exceeded, root_complete
 
 
-@compiled(nogil=True)  # a worker's heartbeat thread runs while a batch is solved
+@compiled
 def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, hidden_singles,
                  tables):
     """Fill the ``SearchColumns`` ``out`` for every row of ``grids``."""

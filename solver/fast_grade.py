@@ -241,7 +241,7 @@ def complete(matrix):
     return True
 
 
-@compiled(nogil=True)  # a worker's heartbeat thread runs meanwhile
+@compiled
 def _grade_batch(grids, out, units, peers, unit_of, meetings, limit):
     """``out[i]``: the index in GRADES of row i's grade, trying the rungs up to ``limit``."""
     cells = grids.shape[1]

@@ -184,7 +184,7 @@ def _bands(tables: Tables) -> _Bands:
 BANDS = _bands(TABLES)
 
 
-@compiled(nogil=True)  # a worker's heartbeat thread runs meanwhile
+@compiled
 def _rating_batch(grids, positions, max_nodes, out, tables, bands):
     """``out[i]``: row i's rating, NaN when a copy's search hits ``max_nodes``.  ``positions[k]``
     gives, for each cell of the puzzle, its position in copy k."""
@@ -500,7 +500,7 @@ def _search_copies(root, positions, max_nodes, copies, bands):
 # -- 5.3 backdoor size ---------------------------------------------------------------------------
 
 
-@compiled(nogil=True)  # a worker's heartbeat thread runs meanwhile
+@compiled
 def _backdoor_batch(grids, solutions, out, tables):
     """``out[i]``: row i's backdoor size, -1 when it is larger than 3."""
     start = np.empty(81, np.uint16)

@@ -334,7 +334,7 @@ def _denied_root(puzzle, matrix, cell, digit, work, units, peers, unit_of, full)
                               unit_of, full)
 
 
-@compiled(nogil=True)  # a worker's heartbeat thread runs meanwhile
+@compiled
 def _candidates(seed, first, puzzles, solutions, orbits, minimal, units, peers, unit_of):
     cells = puzzles.shape[1]
     work = work_arrays(cells, units.shape[0])
@@ -453,7 +453,7 @@ def work9():
                  np.empty(2, np.uint64), np.empty((MAX_SWAP_SETS, 2), np.uint64))
 
 
-@compiled(nogil=True)  # a worker's heartbeat thread runs meanwhile
+@compiled
 def _candidates9(seed, first, puzzles, solutions, orbits, minimal, tables):
     work = work9()
     state = np.zeros(1, np.uint64)

@@ -65,7 +65,11 @@ def _remove_older(base: Path, keep: str) -> None:
 
 
 def compiled(function=None, **options):
-    """``numba.njit(cache=True, **options)``, cached in ``cache_directory()``.
+    """``numba.njit(cache=True, nogil=True, **options)``, cached in ``cache_directory()``.
+
+    Every kernel releases the GIL: a worker's heartbeat is a thread, and a kernel that held the
+    GIL for longer than the stall limit (a 16 x 16 batch may search for minutes) would have its
+    worker taken for a dead one and killed, its rows lost.
 
     Used as ``@compiled`` or ``@compiled(inline="always")``. numba reads its cache directory
     when the function is decorated, so it is set for that moment only, and the process's
@@ -78,6 +82,6 @@ def compiled(function=None, **options):
     before = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = cache_directory()
     try:
-        return numba.njit(cache=True, **options)(function)
+        return numba.njit(cache=True, **{"nogil": True, **options})(function)
     finally:
         numba.config.CACHE_DIR = before

@@ -67,3 +67,18 @@ def test_a_batch_that_keeps_hanging_is_given_up_after_three_attempts(tmp_path, e
     assert (f"rows 2-3 of {euler_txt}: its worker process died (stopped responding: no heartbeat "
             "for 1 s, so it was killed) (3 attempts)") in str(stopped.value)
     assert (stopped.value.summary.rows_in, stopped.value.summary.rows_out) == (9, 7)
+
+
+def test_a_slow_batch_of_another_box_size_is_not_taken_for_a_dead_worker(tmp_path):
+    """Issue 29.1: every compiled kernel releases the GIL, so a worker's heartbeat beats on while
+    a 16 x 16 batch searches for several times the stall limit; the rows come out with their
+    status (here the node budget), none is lost."""
+    hexadoku = runs.DATA / "boxsize" / "hexadoku.csv"
+    hard = [line for line in hexadoku.read_text().splitlines() if line.startswith("hard1,")]
+    path = tmp_path / "hard.csv"
+    path.write_text("name,puzzle,solution\n" + "\n".join(hard * 2) + "\n")  # two 3 s searches
+    settings = load_settings(workers=1, batch_size=2, boxsize=4, alphabet="0123456789ABCDEF")
+    engine = LocalEngine(workers=1, function=solve_part, stall_seconds=STALL)
+    summary = solve_dataset([path], tmp_path / "out", settings, engine=engine, progress=False)
+    assert (summary.rows_in, summary.rows_out) == (2, 2)
+    assert summary.numbers.status["budget_exceeded"] == 2
