@@ -169,9 +169,9 @@ def solve_command(
     from pipeline.run import announce_compiling
 
     texts = _puzzles_given(puzzles)
-    announce_compiling()
     try:
         options = load_settings(**settings).solve_options
+        announce_compiling()
         batch = solver.solve_strings(texts, options, implementation=implementation)
     except (ValueError, PipelineError) as err:
         raise _fail(str(err)) from None

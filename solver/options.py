@@ -72,7 +72,7 @@ def check_boxsize(boxsize: object) -> int | str:
 
 def check_alphabet(alphabet: object, boxsize: int | str) -> str:
     """"" (the default symbols), or the N symbols of the values 1..N in order: distinct
-    (ignoring case), printable, one byte each, none of them "." (the output's blank)."""
+    (ignoring case), printable ASCII (one byte each), none of them "." (the output's blank)."""
     if not isinstance(alphabet, str):
         raise ValueError(f"alphabet must be text, e.g. 0123456789ABCDEF; got {alphabet!r}")
     if not alphabet:
@@ -84,10 +84,18 @@ def check_alphabet(alphabet: object, boxsize: int | str) -> str:
     if boxsize != "auto" and len(alphabet) != boxsize * boxsize:
         raise ValueError(f"alphabet holds {len(alphabet)} symbols, but boxsize {boxsize} puzzles "
                          f"have {boxsize * boxsize}")
-    bad = [c for c in alphabet if c == "." or not c.isprintable() or c.isspace() or ord(c) > 255]
-    if bad or len({c.upper() for c in alphabet}) != len(alphabet):
-        raise ValueError(f"alphabet symbols must differ (ignoring case) and be printable "
-                         f"characters other than '.' and spaces; got {alphabet!r}")
+    for symbol in alphabet:
+        if not symbol.isascii():
+            raise ValueError(f"alphabet symbols must be ASCII characters, one byte each (puzzles "
+                             f"are read as bytes, a symbol a cell); {symbol!r} is not: got "
+                             f"{alphabet!r}")
+        if symbol == "." or symbol.isspace() or not symbol.isprintable():
+            raise ValueError(f"alphabet symbols must be printable, other than '.' (the output's "
+                             f"blank) and spaces; {symbol!r} is not: got {alphabet!r}")
+    twice = [c for c in alphabet if alphabet.upper().count(c.upper()) > 1]
+    if twice:
+        raise ValueError(f"alphabet symbols must differ, ignoring case; {twice[0]!r} is there "
+                         f"twice: got {alphabet!r}")
     return alphabet
 
 

@@ -178,6 +178,28 @@ def test_errors_say_what_spec_7_says():
         solver.SolveOptions(boxsize=4, alphabet="123456789")
 
 
+@pytest.mark.parametrize("boxsize, alphabet, words", [
+    (3, "12345678\u00e9", "'\u00e9' is not"),
+    (4, "0123456789ABCDE\u00e9", "'\u00e9' is not"),
+    (3, "\u03b1\u03b2\u03b3\u03b4\u03b5\u03b6\u03b7\u03b8\u03b9", "'\u03b1' is not"),
+])
+def test_an_alphabet_beyond_ascii_is_refused_by_name_before_anything_runs(cli, tmp_path, boxsize,
+                                                                          alphabet, words):
+    """Issue 29.2: a symbol is one byte, so one above 127 is refused where the setting is
+    read, with the rule; before, it passed, then every batch raised (rows lost on 16 x 16)."""
+    puzzles = tmp_path / "puzzles.txt"
+    puzzles.write_text(("." * boxsize**4 + "\n") * 3)
+    result = cli("solve-dataset", str(puzzles), "-o", str(tmp_path / "out"),
+                 "--boxsize", str(boxsize), "--alphabet", alphabet)
+    assert result.exit_code == 2
+    assert result.stderr.strip().startswith("error: setting alphabet symbols must be ASCII characters, "
+                                            "one byte each"), result.stderr
+    assert words in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "out").exists()
+    result = cli("solve", "." * boxsize**4, "--boxsize", str(boxsize), "--alphabet", alphabet)
+    assert result.exit_code == 2 and "must be ASCII characters" in result.stderr
+
+
 def test_a_25x25_puzzle_that_exhausts_the_budget_is_budget_exceeded():
     found = solver.solve("." * 625, boxsize=5, max_nodes=500)
     assert (found.status, found.search_nodes, found.boxsize) == ("budget_exceeded", 500, 5)
