@@ -366,10 +366,11 @@ def _delimiter(name: str, value: Any) -> str:
     """One character that can separate fields (not a quote, not a line break), or "" (by the
     file's name)."""
     value = DELIMITER_NAMES.get(value, value) if isinstance(value, str) else value
-    if not isinstance(value, str) or len(value) > 1 or value in ('"', "\n", "\r"):
+    if (not isinstance(value, str) or len(value) > 1 or value in ('"', "\n", "\r")
+            or not value.isascii()):
         raise PipelineError(
-            f"setting {name} must be one character (e.g. ';', or tab as '\\t' or tab), or "
-            f"empty for a comma (a tab in .tsv files), got {value!r}")
+            f"setting {name} must be one ASCII character (e.g. ';', or tab as '\\t' or tab), "
+            f"or empty for a comma (a tab in .tsv files), got {value!r}")
     return value
 
 

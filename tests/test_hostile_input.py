@@ -314,6 +314,44 @@ def test_a_truncated_gzip_file_is_a_clean_error(cli, tmp_path):
     runs.assert_one_line_error(cli, tmp_path, path, "cannot read")
 
 
+def _gzip_with_a_corrupt_header() -> bytes:
+    data = bytearray(gzip.compress((EASY + "\n").encode()))
+    data[3] = 0xFF  # every flag set: extra fields, a name and a comment that never end
+    return bytes(data)
+
+
+def _gzip_with_a_corrupt_body() -> bytes:
+    data = bytearray(gzip.compress(((EASY + "\n") * 50).encode()))
+    data[12] ^= 0xFF
+    return bytes(data)
+
+
+@pytest.mark.parametrize("suffix", [".txt.gz", ".csv.gz"])
+@pytest.mark.parametrize("data, words", [
+    (b"not gzip at all\n", "Not a gzipped file"),
+    (_gzip_with_a_corrupt_header(), "cannot read"),
+    (_gzip_with_a_corrupt_body(), "cannot read"),
+])
+def test_a_gz_input_that_is_not_gzip_is_one_line(cli, tmp_path, suffix, data, words):
+    """Issue 29.3: a .txt.gz that is not gzip, or whose header or data is corrupt, was a
+    traceback (BadGzipFile, zlib.error) where the .csv.gz equivalent was one line."""
+    path = tmp_path / f"puzzles{suffix}"
+    path.write_bytes(data)
+    out = runs.assert_one_line_error(cli, tmp_path, path, words)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("delimiter", ["\u00e9", "\u00a7"])
+def test_a_delimiter_beyond_ascii_is_refused_before_anything_is_written(cli, tmp_path, delimiter):
+    """Issue 29.3: pyarrow's CSV reader takes one ASCII character; a non-ASCII delimiter was
+    a traceback with ``_manifest.parquet`` left behind."""
+    path = tmp_path / "puzzles.csv"
+    path.write_text(f"puzzle\n{EASY}\n")
+    out = runs.assert_one_line_error(cli, tmp_path, path, "must be one ASCII character",
+                                     "--delimiter", delimiter)
+    assert not out.exists()
+
+
 def test_ragged_csv_rows_are_a_clean_error(cli, tmp_path):
     path = tmp_path / "ragged.csv"
     path.write_text(f"puzzle,id\n{EASY},1\n{EASY},2,extra\n")

@@ -9,6 +9,7 @@ import contextlib
 import gzip
 import hashlib
 import io
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO, TextIO
@@ -397,11 +398,17 @@ def streamed(source: InputFile, expected_sha256: str | None) -> Iterator[Hashing
 
 @contextlib.contextmanager
 def open_text(path: str, encoding: str = "utf-8-sig") -> Iterator[TextIO]:
-    """``path`` opened as text (decompressed if it ends in .gz), line endings untouched."""
-    with storage.open_read(path) as raw:
-        binary = gzip.GzipFile(fileobj=raw) if is_gzipped(path) else raw
-        with io.TextIOWrapper(binary, encoding=encoding, newline="") as text:
-            yield text
+    """``path`` opened as text (decompressed if it ends in .gz), line endings untouched; a
+    failure to read or decompress it (not gzip, a corrupt header, cut short) is a one-line
+    ``PipelineError``."""
+    try:
+        with storage.open_read(path) as raw:
+            binary = gzip.GzipFile(fileobj=raw) if is_gzipped(path) else raw
+            with io.TextIOWrapper(binary, encoding=encoding, newline="") as text:
+                yield text
+    except (OSError, EOFError, zlib.error) as err:
+        raise PipelineError(f"cannot read {escaped(path)}: {one_line(err)} (is the file "
+                            "complete, and in the format its name says?)") from None
 
 
 def bounded_lines(file: TextIO, path: str) -> Iterator[str]:
