@@ -114,12 +114,15 @@ def solve_table(
         pieces.append((group.rows, result_arrays(Solved(part, group.grid, result, solution_column,
                                                         normal, source, numbers[rows]))))
     columns = _in_row_order(pieces, table.num_rows)
+    # By position, looked up once: a name looked up in the table's list of names per field
+    # made a file of many columns cost quadratic time (100,000 columns: minutes).
+    given = {name: i for i, name in enumerate(table.column_names)}
     arrays = []
     for field in schema:
         if field.name in columns:
             arrays.append(columns[field.name])
-        elif field.name in table.column_names:
-            arrays.append(table.column(field.name))
+        elif field.name in given:
+            arrays.append(table.column(given[field.name]))
         else:  # a column that only other input files have
             arrays.append(pa.nulls(table.num_rows, field.type))
     return pa.Table.from_arrays(arrays, schema=schema)

@@ -174,3 +174,37 @@ def test_compression_choices(tmp_path, compression):
     [part] = tmp_path.iterdir()
     codec = pq.ParquetFile(part).metadata.row_group(0).column(0).compression
     assert codec.lower() == {"none": "uncompressed"}.get(compression, compression)
+
+
+class _CountingTable:
+    """A table that counts how often its list of column names is asked for."""
+
+    def __init__(self, table: pa.Table):
+        self._table = table
+        self.names_asked = 0
+
+    @property
+    def column_names(self) -> list[str]:
+        self.names_asked += 1
+        return self._table.column_names
+
+    def __getattr__(self, name):
+        return getattr(self._table, name)
+
+
+def test_a_wide_input_costs_time_linear_in_its_columns(tmp_path):
+    """Issue 29.4: a Parquet file of 20 rows and 100,000 columns took minutes, quadratic in its
+    columns (each output field looked its name up in the table's list of names). Every input
+    column passes through, and the list of names is built a fixed number of times."""
+    from pipeline.part import output_schema
+    from pipeline.work import solve_table
+
+    easy = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
+    table = pa.table({"puzzle": [easy] * 20, **{f"c{i}": list(range(20)) for i in range(3000)}})
+    counted = _CountingTable(table)
+    solved = solve_table(counted, schema=output_schema(table.schema), puzzle_column="puzzle",
+                         solution_column=None, options=solver.SolveOptions(), source="wide",
+                         first_row=0)
+    assert counted.names_asked <= 2
+    assert solved.num_rows == 20 and solved.column("c2999").to_pylist() == list(range(20))
+    assert solved.column("status").to_pylist() == ["unique"] * 20
