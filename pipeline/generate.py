@@ -269,12 +269,16 @@ def dispatch(selection: Selection, engine: Engine, *, started: float, progress: 
             yield _unit(selection, issued[0], first, end - first)
             issued[0], issued[1] = issued[0] + 1, end
 
-    def on_result(unit: GenerateUnit, stats: Stats) -> None:
+    def on_result(unit: GenerateUnit, stats: Stats) -> bool:
+        """Select what can be now; whether anything was (else no progress: a stop would
+        throw this batch away, so the deadline does not count from it)."""
+        placed = selection.next_batch
         selection.waiting[unit.part.batch_index] = (unit, stats)
         while selection.next_batch in selection.waiting:
             select(selection, *selection.waiting.pop(selection.next_batch))
             bar.n = selection.kept
             bar.set_postfix_str(_rate_text(selection), refresh=True)
+        return selection.next_batch > placed
 
     try:
         while not (selection.ended or selection.exhausted or selection.stopped

@@ -12,9 +12,11 @@ unit, somewhere, and
 - a result counts only once its part's footer is read back from here (``accept``);
 - past ``deadline`` (``time.monotonic()``) no unit starts, the units in flight are stopped, and
   ``Outcome.stopped`` is true; they are neither done nor failed, and a rerun solves them. The
-  deadline counts from the first unit that finishes: a run under a time limit always leaves
-  progress behind (at least one part), so that rerunning it always ends, even when one batch
-  takes longer than the limit.
+  deadline counts from the first result that is progress: a run under a time limit always
+  leaves progress behind (at least one part kept), so that rerunning it always ends, even when
+  one batch takes longer than the limit. A result is progress unless ``on_result`` returns
+  False for it (a generated batch finished before the batch it must follow, which a stop
+  would throw away).
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ ATTEMPTS = 3  # a unit runs at most this many times
 IN_FLIGHT_PER_WORKER = 2  # units handed out per worker: the reader never runs far ahead
 
 UnitFunction = Callable[["Unit"], Stats]
-OnResult = Callable[["Unit", Stats], None]
+# Returns False when the result is no progress yet (see the module docstring), else None or True.
+OnResult = Callable[["Unit", Stats], "bool | None"]
 
 
 @dataclass

@@ -103,7 +103,7 @@ class DaskEngine(Engine):
             pending: dict[str, tuple[Any, Unit]] = {}  # future and its unit, by key
             completed = distributed.as_completed(loop=client.loop)
 
-            finished = []  # the units that succeeded
+            progressed = []  # a result that is progress came (the deadline counts)
 
             def collect(future) -> None:
                 _, unit = pending.pop(future.key)
@@ -114,22 +114,22 @@ class DaskEngine(Engine):
                 if isinstance(result, Failure):
                     outcome.failures.append(result)
                 else:
-                    on_result(unit, accept(unit, result))
-                    finished.append(unit)
+                    if on_result(unit, accept(unit, result)) is not False:
+                        progressed.append(unit)
 
             def drain(limit: int) -> bool:
                 """Collect finished units until at most ``limit`` are in flight; False when
                 the deadline comes first."""
                 while len(pending) > limit:
-                    if past_deadline() or (deadline is not None and finished
+                    if past_deadline() or (deadline is not None and progressed
                                            and not _ready_by(completed, deadline)):
                         return False
                     collect(next(completed))
                 return True
 
             def past_deadline() -> bool:
-                """Past the deadline, once a unit has finished (the engine contract)."""
-                return deadline is not None and bool(finished) and time.monotonic() >= deadline
+                """Past the deadline, once a result was progress (the engine contract)."""
+                return deadline is not None and bool(progressed) and time.monotonic() >= deadline
 
             try:
                 for unit in units:

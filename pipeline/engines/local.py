@@ -107,7 +107,7 @@ class _FanOut:
         self.heartbeats = _Heartbeats(workers, stall_seconds)
         self.expected = installed()  # computed before the fork: workers inherit it
         self.outcome = Outcome()
-        self.finished = 0  # units that succeeded
+        self.progressed = False  # a result that is progress came (the deadline counts)
         self.pending: dict[Future, _Task] = {}
         self.suspects: deque[_Task] = deque()  # to run again, one at a time
         self.executor: ProcessPoolExecutor | None = None
@@ -188,14 +188,13 @@ class _FanOut:
         self.processes = list(getattr(self.executor, "_processes", {}).values())
 
     def _past_deadline(self) -> bool:
-        """Past the deadline, once a unit has finished (see ``pipeline.engines.contract``)."""
-        return (self.deadline is not None and self.finished > 0
-                and time.monotonic() >= self.deadline)
+        """Past the deadline, once a result was progress (see ``pipeline.engines.contract``)."""
+        return self.deadline is not None and self.progressed and time.monotonic() >= self.deadline
 
     def _next_look(self) -> float:
         """Seconds to wait for a unit before looking at the heartbeats and the deadline."""
         look = HEARTBEAT_SECONDS
-        if self.deadline is not None and self.finished:
+        if self.deadline is not None and self.progressed:
             look = min(look, max(0.0, self.deadline - time.monotonic()))
         return look
 
@@ -217,8 +216,8 @@ class _FanOut:
             task = self.pending.pop(future)
             error = future.exception()
             if error is None:
-                self.on_result(task.unit, accept(task.unit, future.result()))
-                self.finished += 1
+                if self.on_result(task.unit, accept(task.unit, future.result())) is not False:
+                    self.progressed = True
             elif isinstance(error, BrokenProcessPool):
                 self._retry(task, f"its worker process died ({death})", alone=True)
             elif isinstance(error, PipelineError):
