@@ -488,8 +488,7 @@ def _summarize_view(directory: str, hardest: int | None, as_json: bool) -> None:
     typer.echo(text)
     if not complete:
         raise _fail(f"the run in {directory} is incomplete: this counts only the rows solved so "
-                    "far; rerun the solve-dataset command that wrote it to finish it",
-                    RunIncomplete.exit_code)
+                    f"far; {summaries.finish_advice(run.command)}", RunIncomplete.exit_code)
 
 
 def _summarize_by(directory: str, column: str, as_json: bool) -> None:
@@ -501,9 +500,10 @@ def _summarize_by(directory: str, column: str, as_json: bool) -> None:
         raise _fail(str(err)) from None
     typer.echo(json.dumps(grouped.to_json(), indent=2) if as_json else format_groups(grouped))
     if not grouped.complete:
+        from pipeline.summary import finish_advice
+
         raise _fail(f"the run in {directory} is incomplete: these numbers count only the rows "
-                    "solved so far; rerun the solve-dataset command that wrote it to finish it",
-                    RunIncomplete.exit_code)
+                    f"solved so far; {finish_advice(grouped.command)}", RunIncomplete.exit_code)
 
 
 # --- report -----------------------------------------------------------------------------

@@ -6,11 +6,13 @@ them (``--workers``, ``--engine``) or stops and continues the run:
 
 - **dispatch**: units are batches of consecutive draws (``pipeline.draws.generate_part``): a
   worker draws them, solves them with the run's options and writes the candidates of a grade
-  asked for as a part that is not placed yet;
+  asked for as a part that is not placed yet (``part-FFFFF-BBBBBB.candidates``, which no
+  Parquet reader's glob of the directory takes for rows);
 - **select**: this process takes the finished batches in draw order only (one that finishes
   early waits for those before it). It drops the candidates equal up to symmetry to a puzzle
-  kept before (``distinct``) and those beyond ``count``, numbers the rows kept, and rewrites
-  the part placed (atomically: ``pipeline.part.write_part``). So the placed parts on disk are
+  kept before (``distinct``) and those beyond ``count``, numbers the rows kept, and writes
+  them as the placed part (atomically: ``pipeline.part.write_part``), deleting the candidates.
+  A stopped run leaves no candidates behind (``Output.close``). So the placed parts on disk are
   always a prefix of the draws, which is all a continued run needs (``selected_parts``): it
   rebuilds the count and the canonical forms seen from them, and deletes the rest.
 - It stops sending batches once ``count`` puzzles are kept or ``max_draws`` are drawn, and,
@@ -356,8 +358,10 @@ def select(selection: Selection, unit: GenerateUnit, stats: Stats) -> None:
     table = table.set_column(table.schema.get_field_index("row"), "row", rows)
     info = replace(unit.part, first_row=selection.kept, rows=table.num_rows,
                    last=table.num_rows == room)
-    write_part(table, info, unit.path, record={**unit.record, "written_by": installed()},
+    write_part(table, info, selection.out.path(info.name),
+               record={**unit.record, "written_by": installed()},
                compression=unit.compression, plain_columns=PLAIN_COLUMNS)
+    storage.delete(unit.path)  # the candidates, now placed
     if selection.generation.distinct:
         selection.seen.update(table.column("canonical").to_pylist())
     selection.parts[info.key] = info

@@ -89,7 +89,7 @@ def read_run(directory: str | os.PathLike, *, allow_incomplete: bool = False):
         raise PipelineError(
             f"the run in {escaped(directory)} is incomplete: its parts hold "
             f"{sum(covered.rows):,} rows, not every row of its inputs; finish it (rerun the "
-            "solve-dataset command that wrote it), or pass allow_incomplete=True to read the "
+            f"{run.command} command that wrote it), or pass allow_incomplete=True to read the "
             "rows it has")
     if not infos:
         raise PipelineError(f"{escaped(directory)} holds no part yet")

@@ -1,7 +1,9 @@
 """A part: one batch of input rows, solved, as one Parquet file. This module owns its format.
 
 - its **name**, ``part-FFFFF-BBBBBB.parquet`` (input file, batch within it), which sorts into
-  input order; ``part_name`` writes it and ``parse_part_name`` reads it, nothing else does;
+  input order; ``part_name`` writes it and ``parse_part_name`` reads it, nothing else does. A
+  generated batch not placed yet (a worker's candidates) is ``part-FFFFF-BBBBBB.candidates``,
+  a name no reader's ``*.parquet`` takes for rows of the run (``is_candidates``);
 - its **schema**: the input columns (all nullable), then the result columns
   (``pipeline.columns.RESULT_COLUMNS``);
 - its **metadata**: ``sudoku_pipeline`` (the run's identity, its settings, the input its rows
@@ -37,6 +39,7 @@ SUMMARY_KEY = b"sudoku_pipeline.summary"
 PARTS_KEPT = ("; the parts already written are kept: rerun the same command once this is "
               "fixed, to continue")
 _NAME = re.compile(r"part-(\d{5,})-(\d{6,})\.parquet")
+_CANDIDATES = re.compile(r"part-\d{5,}-\d{6,}\.candidates")
 
 
 
@@ -72,7 +75,10 @@ class PartInfo:
 
     @property
     def name(self) -> str:
-        return part_name(self.file_index, self.batch_index)
+        """Its file name; a generated batch not placed yet has its candidates' name."""
+        name = part_name(self.file_index, self.batch_index)
+        return name.removesuffix(".parquet") + ".candidates" if self.draws and not self.placed \
+            else name
 
     @property
     def key(self) -> tuple[int, int]:
@@ -106,6 +112,11 @@ def parse_part_name(name: str) -> tuple[int, int] | None:
         return None
     key = int(match.group(1)), int(match.group(2))
     return key if part_name(*key) == name else None
+
+
+def is_candidates(name: str) -> bool:
+    """Whether ``name`` is that of a generated batch's candidates, not placed yet."""
+    return _CANDIDATES.fullmatch(name) is not None
 
 
 def output_schema(input_schema: pa.Schema) -> pa.Schema:

@@ -133,6 +133,12 @@ class RunRecord:
                    Settings(**known), tuple(InputEntry(**entry) for entry in data["inputs"]),
                    None if generation is None else Generation.from_dict(generation))
 
+    @property
+    def command(self) -> str:
+        """The command that writes such a run, to name in advice: 'generate' or
+        'solve-dataset'."""
+        return "solve-dataset" if self.generation is None else "generate"
+
     @functools.cached_property
     def identity(self) -> str:
         """A digest of the whole record: the parts of this run, and only they, carry it."""

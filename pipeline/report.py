@@ -37,6 +37,7 @@ from pipeline.summary import (
     LADDER_LABELS,
     Hard,
     Summary,
+    finish_advice,
     group_stats_of,
     hardest_in,
     read_summary,
@@ -125,7 +126,7 @@ def report_location(directory: str, output: str | os.PathLike | None) -> str:
 
 def gather(directory: str, by: str) -> Facts:
     """Everything the report of the run in ``directory`` shows, grouped by ``by``."""
-    groups, complete = group_stats_of(directory, by, max_groups=MAX_GROUPS)
+    groups, complete, _ = group_stats_of(directory, by, max_groups=MAX_GROUPS)
     summary = _run_summary(directory, complete)
     run, infos = run_parts(directory)
     parts = [(storage.join(directory, info.name), info.source) for info in infos]
@@ -429,7 +430,7 @@ def incomplete_banner(summary: Summary) -> str:
     of = f" of {summary.rows_in:,}" if summary.rows_in is not None else ""
     return (f'<div class="banner"><b>This run is incomplete:</b> {summary.rows_out:,}{of} rows '
             f"are solved; {_e(missing)}. The numbers below count only the rows solved so far; "
-            "rerun the solve-dataset command that wrote it to finish it.</div>")
+            f"{finish_advice(summary.command)}.</div>")
 
 
 def glance(facts: Facts) -> str:

@@ -35,6 +35,7 @@ from pipeline.part import (
     RUN_KEY,
     Footer,
     PartInfo,
+    is_candidates,
     output_schema,
     parse_part_name,
     read_columns,
@@ -87,10 +88,10 @@ class Output:
         return storage.join(self.directory, name)
 
     def close(self) -> None:
-        """Remove stale temporary files and release the lock (idempotent)."""
+        """Remove stale temporary files and candidates, and release the lock (idempotent)."""
         if self.lock is None:
             return
-        storage.remove_temporary_files(self.directory)
+        _remove_leftovers(self.directory)
         self.lock.release()
         self.lock = None
 
@@ -104,7 +105,8 @@ def survey(directory: str) -> Survey:
     for entry in storage.listing(directory):
         key = parse_part_name(entry.name) if entry.is_file else None
         if key is None:
-            if not (entry.is_file and (entry.name in OWN_FILES or storage.is_temporary(entry.name))):
+            if not (entry.is_file and (entry.name in OWN_FILES or storage.is_temporary(entry.name)
+                                       or is_candidates(entry.name))):
                 foreign.append(entry.name)
             continue
         try:
@@ -168,7 +170,7 @@ def open_output(
             output.run, output.resumed = previous, True
         else:
             _clear(directory)
-        storage.remove_temporary_files(directory)
+        _remove_leftovers(directory)
         if output.resumed:
             output.done, output.kept = (finished or finished_parts)(directory, output.run,
                                                                       found.parts)
@@ -288,6 +290,15 @@ def manifest_schema(directory: str) -> pa.Schema:
     """The parts' schema, as the manifest has it (without the manifest's metadata)."""
     schema, _ = read_record(storage.join(directory, MANIFEST_FILE), RUN_KEY)
     return schema.remove_metadata()
+
+
+def _remove_leftovers(directory: str) -> None:
+    """Delete what a stopped run leaves that no run keeps: temporary files, and the candidates
+    of generated batches that were never placed."""
+    storage.remove_temporary_files(directory)
+    for entry in storage.listing(directory):
+        if entry.is_file and is_candidates(entry.name):
+            storage.delete(storage.join(directory, entry.name))
 
 
 def _clear(directory: str) -> None:

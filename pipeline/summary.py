@@ -109,6 +109,11 @@ class Summary:
         return round((self.rows_out - self.resumed_rows) / wall, 1) if wall and wall > 0 else None
 
     @property
+    def command(self) -> str:
+        """The command that wrote the run: 'generate' or 'solve-dataset'."""
+        return "solve-dataset" if self.generated is None else "generate"
+
+    @property
     def nothing_solved(self) -> bool:
         """A complete run whose rows were all solved by an earlier command."""
         return self.complete and self.resumed_rows == self.rows_out
@@ -186,6 +191,7 @@ class Grouped:
     by: str
     complete: bool
     groups: dict[str, Numbers]
+    command: str = "solve-dataset"  # the command that wrote the run
 
     def to_json(self) -> dict[str, Any]:
         return {"by": self.by, "complete": self.complete,
@@ -379,20 +385,20 @@ def summarize_by(directory: str | os.PathLike, column: str, *,
     {'prune': 0, 'singles': 0, 'intersections': 12, 'subsets': 69, 'search': 919}
     """
     directory = storage.location(directory)
-    stats, complete = group_stats_of(directory, column, max_groups=max_groups)
+    stats, complete, command = group_stats_of(directory, column, max_groups=max_groups)
     return Grouped(column, complete,
-                   {name: Numbers.of(group) for name, group in stats.items()})
+                   {name: Numbers.of(group) for name, group in stats.items()}, command)
 
 
 def group_stats_of(directory: str, column: str, *, max_groups: int
-                   ) -> tuple[dict[str, Stats], bool]:
-    """The ``Stats`` of each group of the run's rows by ``column`` (``pipeline.groups``), and
-    whether the run is complete."""
+                   ) -> tuple[dict[str, Stats], bool, str]:
+    """The ``Stats`` of each group of the run's rows by ``column`` (``pipeline.groups``),
+    whether the run is complete, and the command that wrote it."""
     run, infos = run_parts(directory)
     check_column(manifest_schema(directory).names, column, directory)
     parts = [(storage.join(directory, info.name), info.source) for info in infos]
     stats = group_stats(parts, column, input_labels(run.paths), max_groups=max_groups)
-    return stats, coverage(infos, run.paths).complete
+    return stats, coverage(infos, run.paths).complete, run.command
 
 
 def duplicates_in(directory: str | os.PathLike) -> tuple[dict[str, Duplicates], bool]:
@@ -714,12 +720,20 @@ def _table(title: str, headers: list[str], width: int, rows: dict[str, list[str]
 
 def incomplete_message(summary: Summary) -> str:
     """One line for a summary whose run is incomplete: how much is done and what to do."""
+    if summary.generated is not None:
+        return (f"the run in {escaped(summary.directory)} is incomplete: {summary.rows_out:,} of "
+                f"{summary.generated['count']:,} puzzles are kept; "
+                f"{finish_advice(summary.command)}")
     of = f" of {summary.rows_in:,}" if summary.rows_in is not None else ""
     return (
         f"the run in {escaped(summary.directory)} is incomplete: {summary.rows_out:,}{of} rows "
-        f"are solved; missing: {_missing_text(summary.missing_rows)}; rerun the solve-dataset "
-        "command that wrote it to finish it"
+        f"are solved; missing: {_missing_text(summary.missing_rows)}; {finish_advice(summary.command)}"
     )
+
+
+def finish_advice(command: str) -> str:
+    """What finishes an incomplete run that ``command`` ('generate', 'solve-dataset') wrote."""
+    return f"rerun the {command} command that wrote it to finish it"
 
 
 def _missing_text(missing: Iterable[MissingRows]) -> str:

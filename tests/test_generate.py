@@ -297,32 +297,6 @@ def test_a_time_limit_stops_with_progress_and_the_same_command_continues(tmp_pat
     assert rows(out).equals(rows(reference_run))
 
 
-def generate_part_slow_on_batch_0(unit):
-    """generate_part, but batch 0 takes 3 s longer, so that the batches after it finish first."""
-    import time
-
-    from pipeline.draws import generate_part
-
-    if unit.part.batch_index == 0:
-        time.sleep(3)
-    return generate_part(unit)
-
-
-def test_a_time_limit_keeps_what_finished_though_later_batches_finish_first(tmp_path):
-    """Issue 29.5: the deadline counted from the first batch that finished; when batch 1 ended
-    before batch 0, batch 0 was stopped at the limit and batch 1, which must follow it, thrown
-    away: nothing kept. It counts from the first batch placed."""
-    from pipeline.engines.local import LocalEngine
-
-    settings, generation = load_generation(count=200, seed=7, workers=2, batch_size=5,
-                                           time_limit=1, quiet=True)
-    engine = LocalEngine(workers=2, function=generate_part_slow_on_batch_0)
-    with pytest.raises(RunIncomplete) as stopped:
-        generate_dataset(tmp_path / "out", settings, generation, engine=engine, progress=False)
-    assert "time limit of 1 s reached" in str(stopped.value)
-    assert stopped.value.summary.rows_out >= 5  # batch 0, and the batches done behind it
-
-
 # --- max_draws -------------------------------------------------------------------------------
 
 
