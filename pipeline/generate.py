@@ -134,14 +134,19 @@ def _warm_up(draws: Draws, settings: Settings) -> float:
     """Load (compile, the first time) the drawing and solving kernels of this run here, so
     that forked workers inherit them; the seconds it took. Draw 0 may need no grading rule
     (most 9 x 9 draws need none), so a 9 x 9 run also solves ``WARM_UP``, which needs them
-    all: else each worker loaded them in its first batch (about 50 ms, measured)."""
+    all: else each worker loaded them in its first batch (about 50 ms, measured).
+
+    Other box sizes draw nothing here: one 25 x 25 draw takes minutes, which this process
+    would spend deaf to Ctrl-C and before the time limit counts. Their drawing kernels are
+    compiled on no draws; a worker's first batch loads their solving kernels."""
     import solver
 
     started = time.perf_counter()
+    draws_here = 1 if draws.boxsize == 3 else 0
     if draws.boxsize == 3:  # the kernels do not depend on the alphabet: WARM_UP's digits
         grid = np.frombuffer(WARM_UP.encode(), np.uint8).reshape(-1, 81)
         solver.solve_ascii(grid, replace(settings.solve_options, alphabet=""))
-    table = draw_table(draws, 0, 1, settings.solve_options.alphabet_of(draws.boxsize))
+    table = draw_table(draws, 0, draws_here, settings.solve_options.alphabet_of(draws.boxsize))
     solve_table(table, schema=output_schema(table.schema), puzzle_column="puzzle",
                 solution_column="solution", options=settings.solve_options, source=GENERATED,
                 first_row=0)

@@ -78,3 +78,19 @@ def test_a_stopped_generate_leaves_no_candidates_a_reader_counts(tmp_path, cli):
     counted = json.loads(cli("summarize", str(out), "--json").stdout)["rows"]["out"]
     read = pl.scan_parquet(out / "*.parquet").select(pl.len()).collect().item()
     assert read == counted == sum(runs._placed_rows(path) for path in runs.parts(out)) > 0
+
+
+def test_generating_25x25_puzzles_starts_at_once_and_stops_on_ctrl_c(tmp_path):
+    """Issue 29.7: the warm-up drew draw 0 in the main process, about 5 minutes of 25 x 25
+    drawing deaf to Ctrl-C before the time limit counted. It compiles, draws nothing, and the
+    run stops promptly when interrupted."""
+    out = tmp_path / "out"
+    process = runs.start([str(runs.BIN / "sudoku-pipeline"), "generate", "-o", str(out),
+                          "--boxsize", "5", "--rules", "singles", "--count", "1", "--workers",
+                          "1", "-q"])
+    runs._wait_for(lambda: (out / "_manifest.parquet").exists(), 1, process, 120,
+                   "manifest (the warm-up is over)")
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130 and "rerun the same command" in stderr, stderr
+    assert not list(out.glob("*.candidates"))
