@@ -196,23 +196,28 @@ def solve_command(
 
 
 def _show_paths(texts: list[str], results: list, options) -> None:
-    """Each valid puzzle's path up the ladder (``solver.explain``), a heading per rung."""
+    """Each graded puzzle's path up the ladder (``solver.explain``), a heading per rung, each
+    step printed as it is found; Ctrl-C stops at once (exit 130)."""
     import solver
 
-    for text, result in zip(texts, results, strict=True):
-        if result.status == "invalid":
-            continue
-        typer.echo(f"\nthe ladder (SPEC 5.1), up to {options.grade_limit}: {text}")
-        rung = None
-        for step in solver.explain(text, options):
-            if step.text.startswith("grade: "):
-                typer.echo(step.text + ("" if result.grade else
-                                        f" (but the puzzle is {result.status}: no grade)"))
-            else:
-                if step.rung != rung:
+    try:
+        for text, result in zip(texts, results, strict=True):
+            if result.status == "invalid":
+                continue
+            typer.echo(f"\nthe ladder (SPEC 5.1), up to {options.grade_limit}: {text}")
+            if not result.grade:
+                typer.echo(f"no grade: the puzzle is {result.status} (SPEC 5.1 grades puzzles "
+                           "with a solution)")
+                continue
+            rung = None
+            for step in solver.explain(text, options):
+                if not step.text.startswith("grade: ") and step.rung != rung:
                     rung = step.rung
                     typer.echo(f"{rung}:")
-                typer.echo(f"  {step.text}")
+                typer.echo(step.text if step.text.startswith("grade: ") else f"  {step.text}")
+                sys.stdout.flush()
+    except KeyboardInterrupt:
+        raise _fail("interrupted", EXIT_INTERRUPTED) from None
 
 
 def _puzzles_given(arguments: list[str] | None) -> list[str]:

@@ -12,7 +12,7 @@ Besides SPEC section 3's columns they give section 5's ``grade`` (always) and, w
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -292,17 +292,17 @@ def solve(puzzle: str, options: SolveOptions | None = None, *, implementation: s
     return solve_strings([puzzle], options, implementation=implementation, **changes).row(0)
 
 
-def explain(puzzle: str, options: SolveOptions | None = None, **changes) -> list[ladder.Step]:
+def explain(puzzle: str, options: SolveOptions | None = None, **changes) -> Iterator[ladder.Step]:
     """The path of one puzzle up the ladder (SPEC 5.1), rung by rung: what each rule removed, in
     a solver's words, as the reference's rules (``solver.ladder.explain``) find it, up to
-    ``options.grade_limit``. The last step names the grade. ValueError for a text that is not a
-    puzzle of a box size ``options.boxsize`` takes.
+    ``options.grade_limit``, step by step as they are found. The last step names the grade.
+    ValueError (at once) for a text that is not a puzzle of a box size ``options.boxsize`` takes.
 
     The reference is literal, hence slow: seconds for a ``trial`` puzzle, minutes for a
     ``trial2`` one (``grade_limit`` stops it sooner).
 
     >>> easy = "2....1.38........5.7...6..........13.981..25731....8..9..8...2..5..697844..25...."
-    >>> explain(easy)[-1].text
+    >>> list(explain(easy))[-1].text
     'grade: prune'
     """
     options = options_with(options, changes)
@@ -314,8 +314,7 @@ def explain(puzzle: str, options: SolveOptions | None = None, **changes) -> list
         raise ValueError(error)
     rows, _ = ascii_rows([text], boxsize**4)
     grids, _ = grids_from_ascii(rows, options.alphabet_of(boxsize))
-    grade, steps = ladder.explain(bird.read_mat(text_of(grids[0])), options.grade_limit)
-    return [*steps, ladder.Step(grade, f"grade: {grade}")]
+    return ladder.explain(bird.read_mat(text_of(grids[0])), options.grade_limit)
 
 
 def _implementation(name: str) -> str:

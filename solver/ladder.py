@@ -26,7 +26,7 @@ skip, said where they do: a T2 grade still takes the reference many minutes.)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from itertools import combinations, product
 from math import isqrt
 from typing import NamedTuple
@@ -307,7 +307,7 @@ def remove(m: Matrix, removals: Sequence[tuple[int, int, str]]) -> Matrix:
             for r, row in enumerate(m)]
 
 
-def by_findings(findings: Callable[[Matrix], list[Finding]], name: str) -> Rule:
+def by_findings(findings: Callable[[Matrix], Iterable[Finding]], name: str) -> Rule:
     """The rule ``name`` that removes, at once, every digit some instance found in ``m``
     removes (each instance's removals keep every solution of ``m``, so all of them together do
     too)."""
@@ -453,7 +453,7 @@ def setting(m: Matrix, r: int, c: int, d: str) -> Matrix:
     return [[d if (i, j) == (r, c) else xs for j, xs in enumerate(row)] for i, row in enumerate(m)]
 
 
-def trials_by(rules: Sequence[Rule], name: str) -> Callable[[Matrix], list[Finding]]:
+def trials_by(rules: Sequence[Rule], name: str) -> Callable[[Matrix], Iterator[Finding]]:
     """The findings of "d leaves cell c when the closure of ``rules`` from the current matrix with
     c set to {d} is blocked", for every open cell c and digit d it allows.
 
@@ -466,8 +466,7 @@ def trials_by(rules: Sequence[Rule], name: str) -> Callable[[Matrix], list[Findi
     so the closure of that holds K's closure, K itself: not blocked either (rules only remove
     digits, and a matrix with fewer digits is blocked whenever one with more is).
     """
-    def findings(m: Matrix) -> list[Finding]:
-        found = []
+    def findings(m: Matrix) -> Iterator[Finding]:  # one by one, as found: a T2 pass is slow
         known_open = [[""] * len(m) for _ in m]  # digits whose trial is known not to block
         for r, row in enumerate(m):
             for c, xs in enumerate(row):
@@ -477,12 +476,11 @@ def trials_by(rules: Sequence[Rule], name: str) -> Callable[[Matrix], list[Findi
                     end = closure_or_none(rules, setting(m, r, c, d))
                     if end is None:
                         text = f"{name}: {cell_name(r, c)} = {d} makes {rules_text(rules)} blocked"
-                        found.append(Finding(text, ((r, c, d),)))
+                        yield Finding(text, ((r, c, d),))
                         continue
                     for i, j in product(range(len(m)), repeat=2):
                         if single(end[i][j]) and not single(m[i][j]):
                             known_open[i][j] += end[i][j]
-        return found
     return findings
 
 
@@ -571,51 +569,72 @@ RULE_FINDINGS = {"fish": fish_findings, "wings": wing_findings, "trial": trial_f
                  "trial2": trial2_findings}
 
 
-def explain(g: Matrix, limit: str = DEFAULT_GRADE_LIMIT) -> tuple[str, list[Step]]:
-    """The grade of ``g`` and, rung by rung, what each rule removed on the way: the closure of
-    each rung from the one before, its rules applied cheapest first (as ``closure``)."""
+def explain(g: Matrix, limit: str = DEFAULT_GRADE_LIMIT) -> Iterator[Step]:
+    """Rung by rung, what each rule removed on the way to the grade of ``g``, as it is found
+    (a trial2 puzzle takes minutes): the closure of each rung from the one before, its rules
+    applied cheapest first (as ``closure``); the last step names the grade."""
+    yield from merged_singles(_explained(g, limit))
+
+
+def _explained(g: Matrix, limit: str) -> Iterator[Step]:
     m = choices(g)
-    steps: list[Step] = []
     for name, rules in RUNGS.items():
         while not cheaply_blocked(m):
             for rule in rules:
-                after = rule(m)
+                after = yield from described(rule, m, name)
                 if after != m:
-                    for text in describe(rule, m, after):
-                        steps = with_step(steps, Step(name, text))
                     m = after
                     break
             else:
                 break
         if solved(m):
-            return name, steps
+            yield Step(name, f"grade: {name}")
+            return
         if name == limit or cheaply_blocked(m):
             break
-    return "search", steps
+    yield Step("search", "grade: search")
 
 
-def with_step(steps: list[Step], step: Step) -> list[Step]:
-    """``steps`` and ``step``; singles of the same kind on the same rung, one after the other,
-    make one step (their cells listed together)."""
-    kind = step.text.split(": ", 1)[0]
-    if steps and kind.endswith("singles") and steps[-1].rung == step.rung and \
-            steps[-1].text.startswith(kind + ": "):
-        return [*steps[:-1], Step(step.rung, steps[-1].text + ", " + step.text.split(": ", 1)[1])]
-    return [*steps, step]
+def merged_singles(steps: Iterable[Step]) -> Iterator[Step]:
+    """``steps``, where singles of the same kind on the same rung, one after the other, make
+    one step (their cells listed together); each step yielded once the next one differs."""
+    held = None
+    for step in steps:
+        kind = step.text.split(": ", 1)[0]
+        if held is not None and kind.endswith("singles") and held.rung == step.rung and \
+                held.text.startswith(kind + ": "):
+            held = Step(step.rung, held.text + ", " + step.text.split(": ", 1)[1])
+            continue
+        if held is not None:
+            yield held
+        held = step
+    if held is not None:
+        yield held
+
+
+def described(rule: Rule, before: Matrix, rung: str) -> Generator[Step, None, Matrix]:
+    """What ``rule`` does to ``before``, as steps of ``rung`` yielded as they are found; returns
+    the matrix after it. For F, W, T1 and T2 each instance that removes something none before it
+    named, as the instance is found (a T2 pass takes minutes); for the others, ``describe``."""
+    name = rule.__name__
+    if name not in RULE_FINDINGS:
+        after = rule(before)
+        if after != before:
+            for text in describe(rule, before, after):
+                yield Step(rung, text)
+        return after
+    named: set[tuple[int, int, str]] = set()
+    for f in RULE_FINDINGS[name](before):
+        if not set(f.removals) <= named:
+            yield Step(rung, f"{f.text}: {leaving(f.removals)}")
+            named |= set(f.removals)
+    return remove(before, list(named))  # the rule's result: every instance's removals
 
 
 def describe(rule: Rule, before: Matrix, after: Matrix) -> list[str]:
-    """What ``rule`` did to ``before``: its instances for F, W, T1, T2; the cells it fixed for
-    N and H; the digits it removed for L and S."""
+    """What ``rule`` (N, H, L or S) did to ``before``: the cells it fixed for N and H; the
+    digits it removed for L and S."""
     name = rule.__name__
-    if name in RULE_FINDINGS:  # each instance that removes something none before it named
-        named: set[tuple[int, int, str]] = set()
-        texts = []
-        for f in RULE_FINDINGS[name](before):
-            if not set(f.removals) <= named:
-                texts.append(f"{f.text}: {leaving(f.removals)}")
-                named |= set(f.removals)
-        return texts
     if name in ("prune", "hide"):
         fixed = [f"{cell_name(r, c)} = {xs}" for r, row in enumerate(after)
                  for c, xs in enumerate(row) if single(xs) and not single(before[r][c])]

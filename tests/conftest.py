@@ -97,3 +97,12 @@ def read_output():
     """``read_output(dir, timing=True)``: all parts of a run, in part-name (= input) order;
     ``timing=False`` drops solve_us, the only non-deterministic column."""
     return _read_output
+
+
+@pytest.fixture(autouse=True)
+def _no_process_outlives_its_test():
+    """Processes a test started (``tests.runs.start``) end with it, even when it fails."""
+    yield
+    from tests import runs
+
+    runs.kill_started()

@@ -108,10 +108,25 @@ def run_here(args: list[str]) -> tuple[int, str]:
     return result.exit_code, result.stderr + crashed
 
 
+STARTED: list[subprocess.Popen] = []  # killed after each test (conftest), should it fail
+
+
 def start(args: list[str], **kwargs) -> subprocess.Popen:
-    return subprocess.Popen(
+    process = subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs
     )
+    STARTED.append(process)
+    return process
+
+
+def kill_started() -> None:
+    """Kill the processes ``start`` started that still run (a test that failed before it
+    ended them would leave them solving for minutes; their workers die with them)."""
+    while STARTED:
+        process = STARTED.pop()
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
 
 
 def parts(out: Path) -> list[Path]:

@@ -81,3 +81,24 @@ def test_nothing_to_solve_is_one_line():
     result = runner.invoke(app, ["solve"], input="")
     assert result.exit_code == 2
     assert result.output.startswith("error: no puzzle given")
+
+
+def test_explain_prints_as_it_goes_and_stops_on_ctrl_c():
+    """Issue 29.7: --explain built its whole path before printing (a forum-hardest puzzle:
+    nothing after 10 minutes). Each step is printed as it is found, and Ctrl-C stops it."""
+    import select
+    import signal
+    import time
+
+    from tests import runs
+
+    hardest = "1.......2..34...5..6....7......3..4....5.6.....894.....2....1..7.......6..5.8..9."
+    process = runs.start([str(runs.BIN / "sudoku-pipeline"), "solve", "--explain", hardest])
+    lines, deadline = [], time.monotonic() + 60
+    while not any(line.startswith("  ") for line in lines) and time.monotonic() < deadline:
+        if select.select([process.stdout], [], [], 1)[0]:
+            lines.append(process.stdout.readline())
+    assert any(line.startswith("  ") for line in lines), lines  # a step, long before the end
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130 and stderr.strip().endswith("error: interrupted"), stderr
