@@ -23,6 +23,8 @@ from __future__ import annotations
 import abc
 import contextlib
 import errno
+import glob
+import hashlib
 import io
 import json
 import os
@@ -218,7 +220,7 @@ class LocalFiles(Storage):
         # write the same part at once, and a killed run's leftovers are recognisable.
         path = Path(where)
         _remove_stale_temporaries(path)
-        temporary = path.with_name(f".{path.name}.{socket.gethostname()}-{os.getpid()}.tmp")
+        temporary = path.with_name(f"{_temporary_prefix(path)}{os.getpid()}.tmp")
         try:
             with open(temporary, "wb") as file:
                 write(file)
@@ -296,16 +298,33 @@ def _remove_stale_temporaries(path: Path) -> None:
     """Delete the temporary files of ``path`` that processes of this host left when they were
     killed (``.NAME.HOST-PID.tmp``, with PID no longer running): a report or a summary killed
     while writing would otherwise leave them forever."""
-    prefix = f".{path.name}.{socket.gethostname()}-"
+    prefix = _temporary_prefix(path)
     try:
-        leftovers = [entry for entry in path.parent.glob(f".{path.name}.*.tmp")
-                     if entry.name.startswith(prefix)]
+        leftovers = [entry for entry in path.parent.glob(f"{glob.escape(prefix)}*.tmp")]
     except OSError:
         return
     for entry in leftovers:
         pid = entry.name[len(prefix):-len(".tmp")]
         if pid.isdigit() and not _alive(int(pid)):
             _unlink_quietly(entry)
+
+
+NAME_MAX = 255  # bytes in a file name, on Linux's filesystems
+PID_DIGITS = 7  # at most, on Linux (pid_max is at most 2**22)
+
+
+def _temporary_prefix(path: Path) -> str:
+    """``.NAME.HOST-``, the start of the temporary file names of ``path`` on this host: with
+    NAME shortened (its start, '~' and a digest of it) where the whole name, pid and ``.tmp``
+    added, would be longer than a file name can be (a file whose own name is long)."""
+    host = socket.gethostname()
+    room = NAME_MAX - len(f"..{host}-.tmp".encode()) - PID_DIGITS
+    name = path.name
+    if len(name.encode()) > room:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+        start = name.encode("utf-8", "surrogateescape")[:max(room - 9, 1)]
+        name = start.decode("utf-8", "ignore") + "~" + digest
+    return f".{name}.{host}-"
 
 
 def _unlink_quietly(path: Path) -> None:

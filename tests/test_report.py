@@ -259,6 +259,20 @@ def test_the_temporary_file_of_a_killed_report_is_removed_by_the_next(measured_r
     assert not left.exists() and running.exists()
 
 
+def test_a_report_beside_a_directory_of_a_long_name_is_written(measured_run, tmp_path, cli):
+    """Issue 29.8: a directory named with 240 characters has a report name of 245, which fits,
+    but its temporary file's name (host and pid added) did not: "File name too long". The
+    temporary name is shortened, and nothing is left beside the report."""
+    import shutil
+
+    long = tmp_path / ("d" * 240)
+    shutil.copytree(measured_run, long)
+    result = cli("report", str(long))
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / ("d" * 240 + ".html")).is_file()
+    assert {path.name for path in tmp_path.iterdir()} == {long.name, long.name + ".html"}
+
+
 # --- answers without code (issue 23) ------------------------------------------------------------
 
 
