@@ -106,8 +106,6 @@ def solve_table(
     pieces = []
     for group in boxsize_groups(puzzles, options, solver.parse_error):
         result = solver.solve_ascii(group.grid, options, errors=group.errors)
-        if group.misfits and options.boxsize == "auto":
-            result.boxsize[:] = 0  # no box size: its length is none of them
         rows = slice(None) if group.rows is None else group.rows
         part = table if group.rows is None else table.take(group.rows)
         normal = normal_bytes(group.boxsize, options.alphabet_of(group.boxsize))

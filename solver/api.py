@@ -208,7 +208,8 @@ def solve_ascii(rows: np.ndarray, options: SolveOptions | None = None, *,
                  else np.zeros(rows.shape, np.uint8))
     return BatchResult(
         status=status, error=error, valid=~bad,
-        boxsize=np.full(len(rows), boxsize, np.int8), givens=found.givens,
+        boxsize=np.where(bad & (options.boxsize == "auto"), 0, boxsize).astype(np.int8),
+        givens=found.givens,
         n_solutions=found.n_solutions, solutions_capped=found.n_solutions >= options.max_solutions,
         prune_solvable=found.prune_solvable,
         singles_solvable=found.singles_solvable, search_depth=found.search_depth,
@@ -267,8 +268,6 @@ def solve_strings(puzzles: Sequence[str], options: SolveOptions | None = None, *
         errors = [length_error(len(texts[i]), options.boxsize) for i in misfits]
         result = solve_ascii(np.zeros((len(misfits), fallback**4), np.uint8), options,
                              implementation=implementation, errors=errors)
-        if options.boxsize == "auto":
-            result.boxsize[:] = 0
         parts.append((misfits, result))
     return parts[0][1] if len(parts) == 1 and len(parts[0][0]) == len(texts) and np.all(
         parts[0][0] == np.arange(len(texts))) else BatchResult.merged(parts, len(texts))

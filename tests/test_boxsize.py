@@ -200,6 +200,20 @@ def test_an_alphabet_beyond_ascii_is_refused_by_name_before_anything_runs(cli, t
     assert result.exit_code == 2 and "must be ASCII characters" in result.stderr
 
 
+def test_under_auto_an_invalid_row_of_a_valid_length_has_no_boxsize(cli, tmp_path):
+    """Issue 29.8, SPEC 7: "null for an invalid row under auto", whatever its length; a row of
+    81 bad characters had boxsize 3. Under a fixed box size the row keeps it."""
+    assert solver.solve("X" * 81, boxsize="auto").boxsize is None
+    assert solver.solve("X" * 81).boxsize == 3
+    path = tmp_path / "mixed.txt"
+    path.write_text("X" * 81 + "\n" + "1" * 16 + "\n" + "." * 80 + "\n" + "." * 16 + "\n")
+    assert cli("solve-dataset", str(path), "-o", str(tmp_path / "out"), "--boxsize", "auto",
+               "-q", "--workers", "1").exit_code == 0
+    found = pl.read_parquet(tmp_path / "out" / "*.parquet")
+    assert found["status"].to_list() == ["invalid", "contradictory", "invalid", "multiple"]
+    assert found["boxsize"].to_list() == [None, 2, None, 2]
+
+
 def test_a_25x25_puzzle_that_exhausts_the_budget_is_budget_exceeded():
     found = solver.solve("." * 625, boxsize=5, max_nodes=500)
     assert (found.status, found.search_nodes, found.boxsize) == ("budget_exceeded", 500, 5)
@@ -262,8 +276,9 @@ def test_a_file_of_every_size_runs_under_auto(tmp_path, read_output):
                  "grade"):
         assert table.column(name).to_pylist() == [
             getattr(expected.row(i), name) for i in range(len(expected))], name
-    # Each size's row one cell short has no box size (its length is none of 16, 81, 256, 625).
-    assert summary.numbers.boxsize_histogram == {b: len(generated(b)) - 1 for b in (2, 3, 4, 5)}
+    # Each size's two invalid rows have no box size (SPEC 7): one cell short (its length is none
+    # of 16, 81, 256, 625), and one of its length with a bad symbol.
+    assert summary.numbers.boxsize_histogram == {b: len(generated(b)) - 2 for b in (2, 3, 4, 5)}
     assert table.column("boxsize").to_pylist()[-1] is None  # no size: its length is none
 
 
