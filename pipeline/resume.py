@@ -60,11 +60,19 @@ OWN_FILES = (MANIFEST_FILE, SUMMARY_FILE, LOCK_FILE)
 
 @dataclass(frozen=True)
 class Survey:
-    """A directory's parts (by (file index, batch index)) with their footers, and the names of
-    the files the pipeline did not write."""
+    """A directory's parts (by (file index, batch index)) with their footers, the names of
+    the files the pipeline did not write, and what is wrong with those that cannot even be
+    looked at (a dangling symbolic link, say), by name."""
 
     parts: dict[tuple[int, int], Footer]
     foreign: list[str]
+    problems: dict[str, str] = field(default_factory=dict)
+
+    def first_foreign(self) -> str:
+        """The first foreign entry by name, with its problem: 'x.csv', or
+        'part-00000-000000.parquet, a dangling symbolic link'."""
+        name = sorted(self.foreign)[0]
+        return f"{name}, {self.problems[name]}" if name in self.problems else name
 
 
 @dataclass
@@ -102,7 +110,10 @@ def survey(directory: str) -> Survey:
     metadata; an unreadable file under a part's name is foreign too."""
     parts: dict[tuple[int, int], Footer] = {}
     foreign = []
+    problems = {}
     for entry in storage.listing(directory):
+        if entry.problem:
+            problems[entry.name] = entry.problem
         key = parse_part_name(entry.name) if entry.is_file else None
         if key is None:
             if not (entry.is_file and (entry.name in OWN_FILES or storage.is_temporary(entry.name)
@@ -117,7 +128,7 @@ def survey(directory: str) -> Survey:
             foreign.append(entry.name)
         else:
             parts[key] = footer
-    return Survey(parts, foreign)
+    return Survey(parts, foreign, problems)
 
 
 def open_output(
@@ -146,7 +157,7 @@ def open_output(
     if found.foreign:
         raise PipelineError(
             f"output directory {directory} holds files sudoku-pipeline did not write "
-            f"(e.g. {sorted(found.foreign)[0]}); it never deletes those: choose a new or empty "
+            f"(e.g. {found.first_foreign()}); it never deletes those: choose a new or empty "
             "directory with --output, or move them away"
         )
     output = Output(directory, run, resumed=False, lock=storage.lock_directory(directory, LOCK_FILE))

@@ -466,7 +466,7 @@ def run_parts(directory: str) -> tuple[RunRecord, list[PartInfo]]:
         )
     if found.foreign:
         raise PipelineError(
-            f"{escaped(storage.join(directory, sorted(found.foreign)[0]))} was not written by "
+            f"{escaped(storage.join(directory, found.first_foreign()))}: not written by "
             "sudoku-pipeline; keep only one run's files in an output directory"
         )
     infos = []

@@ -289,3 +289,19 @@ def test_with_overwrite_the_time_limit_says_to_rerun_without_it(slow, tmp_path):
                                  "--time-limit", "0.5", "--overwrite"))
     assert done.returncode == 3, done.stderr
     assert "rerun the same command without --overwrite" in done.stderr
+
+
+def test_a_dangling_link_in_the_output_is_named_for_what_it_is(cli, tmp_path, euler_txt):
+    """Issue 29.8: a part replaced by a dangling symbolic link was called a file sudoku-pipeline
+    did not write, with nothing to say what was wrong with it."""
+    out = tmp_path / "out"
+    assert cli("solve-dataset", euler_txt, "-o", out, "-q", "--workers", "1").exit_code == 0
+    part = sorted(out.glob("part-*.parquet"))[0]
+    part.unlink()
+    part.symlink_to(tmp_path / "gone.parquet")
+    again = cli("solve-dataset", euler_txt, "-o", out, "-q", "--workers", "1")
+    assert again.exit_code == 2
+    assert f"(e.g. {part.name}, a dangling symbolic link)" in again.stderr
+    summarized = cli("summarize", out)
+    assert summarized.exit_code == 2
+    assert f"{part.name}, a dangling symbolic link: not written by" in summarized.stderr
