@@ -195,7 +195,8 @@ def test_a_huge_line_is_one_invalid_row(cli, tmp_path):
 def test_a_huge_csv_record_is_a_clean_error(cli, tmp_path):
     path = tmp_path / "huge.csv"
     path.write_bytes(b"puzzle\n" + EASY.encode() + b"\n" + b"1" * (10 << 20) + b"\n" + EASY.encode())
-    runs.assert_one_line_error(cli, tmp_path, path, "is longer than 8 MiB")
+    runs.assert_one_line_error(cli, tmp_path, path,
+                               "record 3 (the header is record 1) is longer than 8 MiB")
 
 
 def test_an_unclosed_quote_is_a_clean_error(cli, tmp_path):

@@ -60,14 +60,18 @@ class CsvReader(Reader):
         )
         with streamed(source, expected_sha256) as file:
             stream = pa.input_stream(file, compression="gzip" if source.gzipped else None)
+            records = 1  # read so far, the header's included
             try:
-                yield from pacsv.open_csv(stream, read_options=read_options,
-                                          parse_options=parse_options,
-                                          convert_options=convert_options)
+                for batch in pacsv.open_csv(stream, read_options=read_options,
+                                            parse_options=parse_options,
+                                            convert_options=convert_options):
+                    records += batch.num_rows
+                    yield batch
             except pa.ArrowInvalid as err:
                 if "straddling" not in str(err):
                     raise
-                raise record_too_long(source.path) from None
+                # Arrow reads whole blocks: the rows before the one too long were all read.
+                raise record_too_long(source.path, record=records + 1) from None
 
 
 @contextlib.contextmanager
@@ -84,6 +88,7 @@ def _csv_fields_up_to(limit: int) -> Iterator[None]:
 def _csv_header(path: str, delimiter: str) -> list[str]:
     """The column names of a CSV file, checked to be usable, and that a data row follows."""
     shown = escaped(path)
+    reader = None
     try:
         with open_text(path) as file, _csv_fields_up_to(MAX_RECORD_BYTES):
             reader = csv.reader(bounded_lines(file, path), delimiter=delimiter)
@@ -91,7 +96,7 @@ def _csv_header(path: str, delimiter: str) -> list[str]:
             first = next((record for record in reader if record), None)
     except csv.Error as err:
         if "field limit" in str(err):
-            raise record_too_long(path) from None
+            raise record_too_long(path, reader.line_num if reader else None) from None
         raise PipelineError(f"cannot read {shown}: {one_line(err)}") from None
     except UnicodeDecodeError:
         raise PipelineError(

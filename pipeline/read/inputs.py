@@ -422,8 +422,11 @@ def bounded_lines(file: TextIO, path: str) -> Iterator[str]:
         yield line
 
 
-def record_too_long(path: str, line: int | None = None) -> PipelineError:
-    where = f"line {line:,}" if line else "a record"
+def record_too_long(path: str, line: int | None = None, *,
+                    record: int | None = None) -> PipelineError:
+    """The error of a line (text) or record (CSV; the header is record 1) over the limit."""
+    where = (f"line {line:,}" if line else
+             f"record {record:,} (the header is record 1)" if record else "a record")
     return PipelineError(
         f"cannot read {escaped(path)}: {where} is longer than {MAX_RECORD_BYTES >> 20} MiB, far "
         "too long for a row of puzzles (a binary or compressed file under another name, or a "
