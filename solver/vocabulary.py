@@ -29,8 +29,9 @@ IMPLEMENTATIONS = ("fast", "reference")  # which implementation computes the sam
 # nodes, a 17-clue puzzle; see BENCHMARKS.md, "Node budget"): no real puzzle hits it, and a
 # pathological one costs at most about a second of one core.
 DEFAULT_MAX_NODES = 5_000_000
-# The largest budget accepted: about four minutes of one core for one puzzle under ``bird``. A
-# larger one would let a single hostile puzzle hold a worker for hours.
+# The largest budget accepted: about four minutes of one core for one 9 x 9 puzzle under
+# ``bird`` (a 25 x 25 node costs 3 to 8 times more: up to about an hour). A larger one would
+# let a single hostile puzzle hold a worker for hours.
 MAX_NODES_LIMIT = 1_000_000_000
 MAX_SOLUTIONS_LIMIT = 2**31 - 1  # solution counts are int32
 
