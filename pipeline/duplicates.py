@@ -1,8 +1,9 @@
 """Duplicates in a run, exact and up to symmetry (SPEC section 6), counted over every part.
 
 Each puzzle (the ``grid`` column: blanks normalised) and each canonical form is reduced to a
-64-bit hash, computed with numpy over the (n, 81) bytes of a part at a time: 16 bytes a row
-are kept, whatever the number of parts and inputs, and the classes are then found by sorting
+64-bit hash, computed with numpy over the (n, C) bytes of a part at a time (C the cells of
+the rows' box size, one length at a time): 16 bytes a row are kept, whatever the number of
+parts and inputs, and the classes are then found by sorting
 (measured on 10,000,000 rows: about 400 MB at the peak, in a few seconds). Two different
 strings share a hash with probability about n^2 / 2^65 (3e-6 for 10 million rows). A part holds
 rows of one input, so the inputs a class spans are known from the hashes' positions alone; the
@@ -21,13 +22,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from pipeline.arrow import ascii_grid, text_array
+from pipeline.arrow import ascii_grid, byte_lengths, text_array
 from pipeline.part import read_columns
 
 LARGEST_CLASSES = 10
 SHOWN_ROWS = 3  # rows named per class
 KINDS = {"exact": "grid", "symmetry": "canonical"}  # a kind of duplicate: the column it compares
-_LANES = 11  # 81 bytes, padded to 88, as 11 words of 64 bits
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -80,18 +80,32 @@ class Duplicates:
 
 
 def row_hashes(column: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, np.ndarray]:
-    """A 64-bit hash of each 81-character value of ``column`` and the mask of the rows that
-    have one (not null)."""
-    grid, present = ascii_grid(text_array(column))
-    words = np.zeros((len(grid), _LANES * 8), np.uint8)
-    words[:, :81] = grid
-    lanes = words.view(np.uint64)
-    digest = np.full(len(grid), 0xCBF29CE484222325, np.uint64)
+    """A 64-bit hash of each value of ``column`` (of any length: a grid of every box size)
+    and the mask of the rows that have one (not null); the rows of one length at a time."""
+    values = text_array(column)
+    lengths = byte_lengths(values)
+    digest = np.zeros(len(values), np.uint64)
+    if (lengths == 81).all():  # the usual case: one length, no copy
+        return _hashed(ascii_grid(values)[0]), np.ones(len(values), bool)
+    for length in np.unique(lengths[lengths >= 0]).tolist():
+        rows = np.flatnonzero(lengths == length)
+        digest[rows] = _hashed(ascii_grid(values.take(pa.array(rows)), length)[0])
+    return digest, lengths >= 0
+
+
+def _hashed(grid: np.ndarray) -> np.ndarray:
+    """The hash of each row of an (n, C) byte matrix, never 0 (0 stands for no value); rows of
+    other lengths differ by their length, mixed in first."""
+    n, cells = grid.shape
+    lanes = -(-cells // 8)
+    words = np.zeros((n, lanes * 8), np.uint8)
+    words[:, :cells] = grid
+    digest = np.full(n, 0xCBF29CE484222325 ^ cells, np.uint64)
     with np.errstate(over="ignore"):
-        for lane in range(_LANES):
-            digest = (digest ^ lanes[:, lane]) * _MULTIPLIER
+        for lane in words.view(np.uint64).T:
+            digest = (digest ^ lane) * _MULTIPLIER
             digest ^= digest >> np.uint64(29)
-    return np.where(present, digest | np.uint64(1), 0), present  # 0: no value
+    return digest | np.uint64(1)
 
 
 def duplicates(parts: list[tuple[str, str]], kinds: tuple[str, ...] = tuple(KINDS)

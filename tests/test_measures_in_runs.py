@@ -137,3 +137,19 @@ def test_the_readme_split_recipe_keeps_classes_on_one_side(measured_run):
     test = rows.filter(bucket >= 8).collect()
     assert train.height and test.height
     assert train.join(test, on="canonical").height == 0
+
+
+def test_exact_duplicates_are_counted_at_every_box_size(tmp_path):
+    """Issue 33.2: a 16 x 16 run said "0 distinct of 0 rows": only 81-character grids were
+    hashed. Grids of every length count, and grids of different sizes never match."""
+    hexadoku = (DATA / "boxsize" / "hexadoku.csv").read_text().splitlines()[1:]
+    puzzles = [line.split(",")[1] for line in hexadoku]
+    nine = (DATA / "norvig_hardest_8.txt").read_text().splitlines()[:2]
+    path = tmp_path / "mixed.txt"
+    path.write_text("\n".join(puzzles + puzzles[:2] + nine + nine[:1]) + "\n")
+    summary = solve_dataset([path], tmp_path / "out",
+                            load_settings(workers=1, boxsize="auto", alphabet="0123456789ABCDEF",
+                                          rules="singles", measures="canonical"), progress=False)
+    exact = summary.duplicates["exact"]
+    distinct = len(puzzles) + len(nine)
+    assert (exact.rows, exact.distinct, exact.repeated) == (distinct + 3, distinct, 3)
