@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 from pipeline.errors import PipelineError
 from pipeline.part import read_columns
 from pipeline.stats import STATS_COLUMNS, Stats
+from solver.vocabulary import GRADES, STATUSES
 
 Part = tuple[str, str]  # a part's path, and the input its rows come from
 
@@ -49,9 +50,9 @@ def input_labels(paths: Sequence[str]) -> dict[str, str]:
 
 def group_stats(parts: Sequence[Part], column: str, labels: dict[str, str], *,
                 max_groups: int) -> dict[str, Stats]:
-    """The ``Stats`` of each group of the rows of ``parts`` by ``column``, in order of first
-    appearance: at most ``max_groups`` of them, the largest, the others as one group named
-    'N other values'."""
+    """The ``Stats`` of each group of the rows of ``parts`` by ``column``, in the column's own
+    order (``in_order``), else in order of first appearance: at most ``max_groups`` of them, the
+    largest, the others as one group named 'N other values'."""
     sizes: Counter = Counter()
     for path, source in parts:
         keys = _keys(read_columns(path, [column]).column(column), column, labels[source])
@@ -71,7 +72,30 @@ def group_stats(parts: Sequence[Part], column: str, labels: dict[str, str], *,
         for code in np.argsort(first, kind="stable").tolist():
             name = str(names[code])
             totals[name] = totals.get(name, Stats()) + per_group[code]
-    return totals
+    return in_order(totals, column)
+
+
+# Columns whose values have an order of their own: the ladder's rungs, the statuses.
+ORDERS = {"grade": GRADES, "status": STATUSES}
+
+
+def in_order(groups: dict[str, Stats], column: str) -> dict[str, Stats]:
+    """``groups`` (in order of first appearance) in the order of ``column``'s values: the
+    rungs of the ladder for ``grade``, SPEC's order for ``status``, numbers by value for a
+    column of numbers; groups that are no such value (an input's label, 'N other values')
+    after them, as they came."""
+    order = ORDERS.get(column)
+    rank = ({value: i for i, value in enumerate(order)} if order is not None
+            else {name: _number(name) for name in groups})
+    ranked = sorted((name for name in groups if rank.get(name) is not None), key=rank.get)
+    return {name: groups[name] for name in ranked + [n for n in groups if rank.get(n) is None]}
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def _kept(sizes: Counter, max_groups: int) -> set[str]:

@@ -15,6 +15,7 @@ import polars as pl
 import pytest
 
 import pipeline
+import solver
 from pipeline.report import MAX_GROUPS, write_report
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
@@ -143,6 +144,18 @@ def test_summarize_by_prints_a_table(cli, measured_run):
     counts = dict(pl.read_parquet(measured_run)["status"].value_counts().iter_rows())
     for status, count in counts.items():
         assert any(line.split()[:2] == [status, f"{count:,}"] for line in lines), status
+
+
+@pytest.mark.parametrize("column", ["grade", "status", "givens"])
+def test_summarize_by_a_column_with_an_order_lists_its_groups_in_it(cli, measured_run, column):
+    """Issue 33.3: --by grade listed the grades in order of first appearance; the ladder's
+    order it is (SPEC's order for status, numbers by value), the rows without a value last."""
+    grouped = json.loads(cli("summarize", measured_run, "--by", column, "--json").stdout)
+    names = list(grouped["groups"])
+    order = {"grade": list(solver.GRADES), "status": list(solver.STATUSES)}.get(column)
+    values = [name for name in names if (name in order if order else name.isdigit())]
+    assert values == sorted(values, key=order.index if order else int)
+    assert names[:len(values)] == values and len(values) >= 3
 
 
 def test_summarize_by_refuses_a_column_the_run_lacks(cli, measured_run):
