@@ -44,7 +44,7 @@ from pipeline.summary import (
     run_parts,
     summarize,
 )
-from pipeline.text import decimal_text, escaped, number_text
+from pipeline.text import decimal_text, escaped, number_text, where_text
 from pipeline.version import __version__
 from solver.bird import put, read_mat
 from solver.vocabulary import GRADES, STATUSES
@@ -507,9 +507,9 @@ def _duplicates_block(found: Duplicates, title: str) -> str:
             numeric={1}))
     if found.largest:
         lines.append(_table(
-            ["rows", found.column, "where (input:row)"],
+            ["rows", found.column, "where (rows from 0)"],
             [[f"{c.rows:,}", f"<code>{_e(c.value)}</code>",
-              _e(", ".join(f"{_short(source)}:{row}" for source, row in c.where)
+              _e(", ".join(where_text(_short(source), row) for source, row in c.where)
                  + (", …" if c.rows > len(c.where) else ""))]
              for c in found.largest], numeric={0}))
     return "".join(lines)
@@ -616,15 +616,16 @@ def hardest_section(facts: Facts) -> str:
         figures.append(
             f"<figure><pre class=\"grid\">{_e(put(read_mat(hard.grid), blanks='.'))}</pre><figcaption>"
             f"<b>#{rank}</b> {shown_group}"
-            f"{_e(_short(hard.source))}:{hard.row} · {hard.givens} givens<br>"
+            f"{_e(where_text(_short(hard.source), hard.row))} · {hard.givens} givens<br>"
             f"{rating}{backdoor}grade {_e(hard.grade or '-')}<br>"
             f"{hard.search_nodes:,} nodes · depth {hard.search_depth}<br>"
             f"<code class=\"puzzle\">{_e(hard.grid)}</code></figcaption></figure>")
     order = "rating, then search nodes" if facts.total.rating.rows else "search nodes"
     return _section("hardest", f"The {len(figures)} hardest puzzles",
                     f'<div class="grids">{"".join(figures)}</div>',
-                    f"Unique or solved puzzles with the highest {order}; under each, the puzzle "
-                    "as one line to copy.")
+                    f"Unique or solved puzzles with the highest {order}; under each, its input "
+                    "and row (the column row: counted from 0, the header and comment lines not "
+                    "counted), and the puzzle as one line to copy.")
 
 
 def reasons_section(facts: Facts) -> str:
@@ -633,7 +634,8 @@ def reasons_section(facts: Facts) -> str:
         return _section("reasons", "Invalid and contradictory rows", "<p>None.</p>")
     shown = reasons.head(MAX_REASONS)
     body = _table(["status", "reason", "rows", "first seen"], [
-        [_e(r["status"]), _e(r["error"]), f"{r['rows']:,}", f"{_e(_short(r['source']))}:{r['row']}"]
+        [_e(r["status"]), _e(r["error"]), f"{r['rows']:,}",
+         _e(where_text(_short(r["source"]), r["row"]))]
         for r in shown.iter_rows(named=True)], numeric={2})
     if reasons.height > MAX_REASONS:
         rest = reasons["rows"].slice(MAX_REASONS).sum()

@@ -39,7 +39,14 @@ from pipeline.resume import (
 )
 from pipeline.settings import SETTING_NAMES, Settings
 from pipeline.stats import PERCENTILES, STATS_COLUMNS, Numbers, Stats, Tally
-from pipeline.text import compact_histogram, decimal_text, escaped, number_text, share_text
+from pipeline.text import (
+    compact_histogram,
+    decimal_text,
+    escaped,
+    number_text,
+    share_text,
+    where_text,
+)
 from solver.vocabulary import GRADES, STATUSES
 
 MAX_GROUPS = 100  # ``summarize --by``: more values than this, and the rest are one group
@@ -681,7 +688,7 @@ def format_duplicates(found: dict[str, Duplicates], labels: dict[str, str]) -> s
         if dup.largest:
             lines.append("  largest classes (rows, first rows, value):")
             lines += [f"    {c.rows:>6,}  "
-                      + ", ".join(f"{labels.get(s, s)}:{r}" for s, r in c.where)
+                      + ", ".join(where_text(labels.get(s, s), r) for s, r in c.where)
                       + (", ..." if c.rows > len(c.where) else "") + f"  {c.value}"
                       for c in dup.largest]
         blocks.append("\n".join(escaped(line) for line in lines))
@@ -694,10 +701,10 @@ def format_duplicates(found: dict[str, Duplicates], labels: dict[str, str]) -> s
 def format_hardest(hardest: list[Hard], labels: dict[str, str]) -> str:
     """``summarize --hardest`` as a table: rank, where, numbers, and the puzzle as one line."""
     header = (f"{'#':>3}  {'rating':>6}  {'nodes':>10}  {'depth':>5}  {'grade':<13}  "
-              f"{'givens':>6}  where, puzzle")
+              f"{'givens':>6}  where (the column row: from 0, no header or comment), puzzle")
     lines = [header]
     for rank, hard in enumerate(hardest, start=1):
-        where = f"{labels.get(hard.source, hard.source)}:{hard.row}"
+        where = where_text(labels.get(hard.source, hard.source), hard.row)
         lines.append(f"{rank:>3}  {decimal_text(hard.rating):>6}  {hard.search_nodes:>10,}  "
                      f"{hard.search_depth:>5}  {hard.grade or '-':<13}  {hard.givens:>6}  "
                      f"{escaped(where)}  {hard.grid}")

@@ -36,6 +36,13 @@ def compact_histogram(histogram: dict[int, int], limit: int = 12) -> str:
                      for start, count in sorted(buckets.items()))
 
 
+def where_text(source: str, row: int) -> str:
+    """'top1465.txt row 356': a row of an input, numbered as the column ``row`` numbers it (from
+    0, the header and comment lines not counted), said so that ``file:356`` is not read as a
+    line number."""
+    return f"{source} row {row}"
+
+
 def escaped(text: str) -> str:
     """``text`` on one line: control characters (a newline in a file name, say) written as
     escapes, so that a one-line message stays one line."""

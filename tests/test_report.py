@@ -315,8 +315,10 @@ def test_summarize_hardest_lists_the_puzzles_to_copy(cli, measured_run):
     assert lines[0].split()[:4] == ["#", "rating", "nodes", "depth"] and len(lines) == 6
     frame = pl.read_parquet(measured_run).filter(pl.col("status").is_in(["unique", "solved"]))
     top = frame.sort(["rating", "search_nodes"], descending=True, nulls_last=True).head(5)
-    for line, grid in zip(lines[1:], top["grid"], strict=True):
-        assert line.endswith(grid)
+    assert "where (the column row: from 0, no header or comment)" in lines[0]  # issue 33.3
+    for line, (grid, source, row) in zip(lines[1:], top.select("grid", "source", "row").rows(),
+                                         strict=True):
+        assert line.endswith(f"{source.split('/')[-1]} row {row}  {grid}")
     as_json = json.loads(cli("summarize", measured_run, "--hardest", "3", "--json").stdout)
     assert [hard["grid"] for hard in as_json] == top["grid"].head(3).to_list()
     assert cli("summarize", measured_run, "--hardest", "3", "--duplicates").exit_code == 2
