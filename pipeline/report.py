@@ -445,8 +445,8 @@ def glance(facts: Facts) -> str:
         (f"{total.rows:,}", "rows"),
         (f"{status['unique'] + status['solved']:,}", "unique or solved"),
         (_percent(total.ladder["needs_search"], total.laddered),
-         f"need search (not singles-solvable) of {total.laddered:,} puzzles neither invalid nor "
-         "contradictory"),
+         f"beyond singles (Bird's search needed) of {total.laddered:,} puzzles neither invalid "
+         "nor contradictory"),
         (f"{number_text(effort.p50)} / {number_text(effort.p99)}", "search nodes p50 / p99"),
         (repeats, "rows repeat a puzzle" + (" (exactly / up to symmetry)" if symmetric else "")),
         (f"{status['invalid'] + status['contradictory']:,}", "invalid or contradictory"),
@@ -601,7 +601,7 @@ def groups_section(facts: Facts, by: str) -> str:
                *(f"nodes {k}" for k in keys), *(f"rating {k}" for k in keys)]
     return _section("groups", f"Per {by}", _table(headers, rows, numeric=set(range(1, len(headers)))),
                     f"As sudoku-pipeline summarize --by {by}. The three ladder shares are of the "
-                    "group's puzzles that are neither invalid nor contradictory; needs search: "
+                    "group's puzzles that are neither invalid nor contradictory; beyond singles: "
                     "not singles-solvable.")
 
 

@@ -530,8 +530,11 @@ def _previous_summary(directory: str) -> Summary | None:
 
 RULES_TEXT = {"bird": "Bird's pruning (naked singles) at every node",
               "singles": "naked and hidden singles at every node"}
+# One word a meaning: the difficulty ladder's last rung is "beyond singles" (Bird's search is
+# needed), the grade's last rung is "search" (beyond trial2).
 LADDER_LABELS = {"prune_solvable": "prune-solvable", "singles_solvable_only": "singles-solvable only",
-                 "needs_search": "needs search"}
+                 "needs_search": "beyond singles"}
+GRADE_LABELS = {"search": "search (beyond trial2)"}
 
 
 def format_summary(summary: Summary) -> str:
@@ -566,7 +569,7 @@ def format_summary(summary: Summary) -> str:
         f"{'grade (SPEC 5.1)':<26}{'rows':>12}{'share':>9}   (shares of the {numbers.graded:,} "
         f"graded puzzles: unique or solved; rules {summary.settings.rules}; rungs tried up to "
         f"grade_limit {summary.settings.grade_limit})",
-        *(f"  {name:<24}{count:>12,}{share_text(count, numbers.graded):>9}"
+        *(f"  {GRADE_LABELS.get(name, name):<24}{count:>12,}{share_text(count, numbers.graded):>9}"
           for name, count in numbers.grade_ladder.items()),
         "",
         f"search        rules {summary.settings.rules}: {RULES_TEXT[summary.settings.rules]}",

@@ -324,6 +324,15 @@ def test_summarize_hardest_lists_the_puzzles_to_copy(cli, measured_run):
     assert cli("summarize", measured_run, "--hardest", "3", "--duplicates").exit_code == 2
 
 
+def test_search_means_one_thing_in_the_summary_and_the_report(cli, measured_run, report):
+    """Issue 33.4: "needs search 57%" stood beside "grade search 0%". The difficulty ladder's
+    last rung is "beyond singles"; the grade's is "search (beyond trial2)"."""
+    text = cli("summarize", measured_run).stdout
+    assert "needs search" not in text and "need search" not in report
+    assert "  beyond singles" in text and "  search (beyond trial2)" in text
+    assert "beyond singles (Bird's search needed)" in report
+
+
 def test_every_share_of_the_summary_says_what_it_is_a_share_of(cli, measured_run):
     table = cli("summarize", measured_run).stdout
     assert "(shares of the 219 rows)" in table
@@ -331,6 +340,6 @@ def test_every_share_of_the_summary_says_what_it_is_a_share_of(cli, measured_run
     assert "graded puzzles: unique or solved; rules bird; rungs tried up to grade_limit trial2)" \
         in table
     grouped = cli("summarize", measured_run, "--by", "source").stdout
-    assert "ladder (share of puzzles)" in grouped and "needs search" in grouped
+    assert "ladder (share of puzzles)" in grouped and "beyond singles" in grouped
     assert "backdoor size (share of unique)" in grouped
     assert "kaggle_20.csv" in grouped and str(DATA) not in grouped  # inputs by file name
