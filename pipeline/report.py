@@ -250,8 +250,15 @@ def _share_labels(axes, left: list[float], shares: list[float], *, dark: bool) -
     """The share written on each segment wide enough to hold it."""
     for y, (start, share) in enumerate(zip(left, shares, strict=True)):
         if share >= 7:
-            axes.text(start + share / 2, y, f"{share:.0f}%", ha="center", va="center",
+            axes.text(start + share / 2, y, share_label(share), ha="center", va="center",
                       fontsize=7.5, color="white" if dark else "black")
+
+
+def share_label(share: float) -> str:
+    """'56%'; one decimal where rounding would say 100% of a share that is not all (a 0.3% beside
+    it would be hidden by '100%')."""
+    whole = f"{share:.0f}%"
+    return f"{min(share, 99.9):.1f}%" if whole == "100%" and share < 100 else whole
 
 
 def _label(name: str) -> str:
@@ -298,8 +305,9 @@ def histograms_chart(histograms: dict[str, dict[float, int]], *, xlabel: str,
     shown = {name: histogram for name, histogram in histograms.items() if histogram}
     columns = min(len(shown), 4)
     rows = -(-len(shown) // columns)
-    figure = Figure(figsize=(6.4, 0.4 + 1.35 * rows))
-    axes = figure.subplots(rows, columns, sharex=True, squeeze=False)
+    figure = Figure(figsize=(6.4, 0.4 + 1.5 * rows))
+    axes = figure.subplots(rows, columns, sharex=True, squeeze=False,
+                           gridspec_kw={"hspace": 0.55})  # titles clear of the row above
     for ax, (name, histogram) in zip(axes.flat, shown.items(), strict=False):
         ax.bar(list(histogram), list(histogram.values()), width=width, color=BOX_COLOUR)
         ax.set_title(_label(_shortened(name, 18)), fontsize=8, loc="left")  # a quarter width
@@ -314,7 +322,12 @@ def histograms_chart(histograms: dict[str, dict[float, int]], *, xlabel: str,
 
 
 def _shortened(name: str, width: int = 28) -> str:
-    return name if len(name) <= width else "…" + name[-(width - 1):]
+    """``name`` in ``width`` characters: its start and its end, which tell inputs apart
+    ('sudoku17…49158.txt'), the middle left out."""
+    if len(name) <= width:
+        return name
+    start = (width - 1) // 2
+    return name[:start] + "…" + name[-(width - 1 - start):]
 
 
 def stacked_chart(counts: dict[str, dict[str, int]], colours: dict[str, str], *,
@@ -365,7 +378,8 @@ def givens_chart(cells: pl.DataFrame, medians: pl.DataFrame) -> str:
 
 STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif;
-       margin: 0 auto; max-width: 1320px; padding: 16px 24px; color: #222; background: #fff; }
+       margin: 0 auto; max-width: 1320px; padding: 16px 24px 64px; color: #222; background: #fff; }
+.end { color: #777; font-size: 12px; border-top: 1px solid #e3e3e3; padding-top: 8px; }
 h1 { font-size: 22px; margin: 4px 0; } h2 { font-size: 17px; margin: 0 0 6px; }
 .sub { color: #666; margin: 0 0 12px; font-size: 13px; }
 .cards { display: flex; flex-wrap: wrap; gap: 10px; margin: 10px 0 16px; }
@@ -412,6 +426,7 @@ def render(facts: Facts, *, directory: str, by: str) -> str:
         groups_section(facts, by),
         hardest_section(facts),
         run_section(summary),
+        f'<p class="end">End of the report of {_e(directory)}.</p>',
     ]
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>Report: {_e(directory)}</title><style>{STYLE}</style></head>\n<body>\n"

@@ -333,6 +333,19 @@ def test_search_means_one_thing_in_the_summary_and_the_report(cli, measured_run,
     assert "beyond singles (Bird" in report
 
 
+def test_the_charts_say_what_tells_their_groups_and_shares_apart(report):
+    """Issue 33.7: a small multiple's title kept the end of a long name ('…u17_all_49158.txt');
+    a bar of 99.7% said '100%', hiding the 0.3% beside it; the page ends with a line saying so,
+    below its last table, so that a capture cut short is seen to be."""
+    from pipeline.report import _shortened, share_label
+
+    assert _shortened("sudoku17_all_49158.txt", 18) == "sudoku17…49158.txt"
+    assert _shortened("top1465.txt", 18) == "top1465.txt"
+    assert [share_label(x) for x in (99.7, 99.96, 100.0, 56.4, 7.2)] == [
+        "99.7%", "99.9%", "100%", "56%", "7%"]
+    assert report.rstrip().endswith('</p>\n</body></html>') and 'class="end"' in report
+
+
 def test_every_share_of_the_summary_says_what_it_is_a_share_of(cli, measured_run):
     table = cli("summarize", measured_run).stdout
     assert "(shares of the 219 rows)" in table
