@@ -85,3 +85,31 @@ def test_the_spec_travels_with_the_project_whole():
     shared = ROOT.parent / "shared" / "SPEC.md"
     if shared.is_file():
         assert spec == shared.read_text()
+
+
+def _example_inputs() -> list[tuple[str, str]]:
+    """(document, path) for every input file an example command of the README and docs/ names:
+    the words after ``solve-dataset`` up to its first option, and paths under data/."""
+    found = []
+    for document in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = document.read_text().replace("\\\n", " ")
+        for line in text.splitlines():
+            if "sudoku-pipeline solve-dataset " in line:
+                words = line.split("sudoku-pipeline solve-dataset ", 1)[1].split()
+                for word in words:
+                    if word.startswith("-") or word == "#":
+                        break
+                    found.append((document.name, word.strip("`")))
+            found += [(document.name, word.strip("`,.()")) for word in line.split()
+                      if word.strip("`(").startswith("data/") and "*" not in word]
+    return found
+
+
+def test_every_example_reads_files_a_clone_has():
+    """Issue 33.9: the README's examples read ../shared/datasets, which a clone does not have.
+    Every input an example names is a file or folder of the project (URLs and the outputs of
+    earlier examples aside)."""
+    missing = [(document, path) for document, path in _example_inputs()
+               if "://" not in path and not path.startswith(("$", "out", "sets", "generated"))
+               and path not in ("PUZZLE",) and not (ROOT / path).exists()]
+    assert not missing, missing
