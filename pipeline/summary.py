@@ -47,7 +47,7 @@ from pipeline.text import (
     share_text,
     where_text,
 )
-from solver.vocabulary import GRADES, STATUSES
+from solver.vocabulary import GRADES, MAX_NODES_LIMIT, STATUSES
 
 MAX_GROUPS = 100  # ``summarize --by``: more values than this, and the rest are one group
 COMPILED_SECONDS = 5.0  # loading the solver takes less; longer, it was compiled
@@ -537,6 +537,14 @@ LADDER_LABELS = {"prune_solvable": "prune-solvable", "singles_solvable_only": "s
 GRADE_LABELS = {"search": "search (beyond trial2)"}
 
 
+def budget_advice(rules: str) -> str:
+    """What to try when puzzles run out of the node budget under ``rules``."""
+    singles = ("--rules singles (hidden singles at every node) often needs far fewer nodes "
+               "(16 x 16: hexadoku's hard1 takes 35, against more than 5,000,000 under bird), or ")
+    return (singles if rules == "bird" else "") + (
+        f"raise --max-nodes (at most {MAX_NODES_LIMIT:,}), in a new --output or with --overwrite")
+
+
 def format_summary(summary: Summary) -> str:
     """The summary as a plain-text table for a terminal."""
     numbers = summary.numbers
@@ -553,6 +561,10 @@ def format_summary(summary: Summary) -> str:
     ]
     for name, count in numbers.status.items():
         lines.append(f"  {name:<24}{count:>12,}{share_text(count, rows_out):>9}")
+    if over := numbers.status["budget_exceeded"]:
+        lines.append(f"  hint: {over:,} {'row' if over == 1 else 'rows'} ran out of the node "
+                     f"budget ({summary.settings.max_nodes:,} nodes); "
+                     + budget_advice(summary.settings.rules))
     if len(numbers.boxsize_histogram) > 1 or 3 not in numbers.boxsize_histogram:
         lines += ["", f"{'box size (SPEC 7)':<26}{'rows':>12}{'share':>9}",
                   *(f"  {f'{b} ({b * b} x {b * b})':<24}{count:>12,}"

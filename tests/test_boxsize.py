@@ -330,3 +330,18 @@ def test_subsets_by_hall_are_subsets_one_by_one(row):
     assert ladder.crowded_by_subsets(row) == (ladder.matching(row) is None)
     if not ladder.crowded_by_subsets(row):
         assert ladder.exclude_by_matching(row) == bird.fix(ladder.exclude_by_subsets, row)
+
+
+def test_a_run_whose_rows_hit_the_budget_says_what_to_try(cli, tmp_path):
+    """Issue 33.6: hexadoku's hard1 ran out of Bird's budget with no hint that --rules singles
+    solves it in 35 nodes."""
+    out = tmp_path / "out"
+    published = Path(__file__).resolve().parent.parent / "data" / "hexadoku.csv"
+    done = cli("solve-dataset", published, "-o", out, "--boxsize", "4",
+               "--alphabet", HEX,
+               "--max-nodes", "100000", "--workers", "1")
+    assert done.exit_code == 0, done.stderr
+    assert ("hint: 1 row ran out of the node budget (100,000 nodes); --rules singles (hidden "
+            "singles at every node) often needs far fewer nodes") in done.stdout
+    again = cli("summarize", out)
+    assert "hint: 1 row ran out" in again.stdout
