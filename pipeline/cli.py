@@ -166,7 +166,7 @@ def solve_command(
           ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..
     """
     import solver
-    from pipeline.run import announce_compiling
+    from pipeline.warm_up import announce_compiling
 
     texts = _puzzles_given(puzzles)
     try:

@@ -33,11 +33,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-import numpy as np
 import pyarrow as pa
 
 from pipeline import storage
 from pipeline.draws import DRAW_FIELDS, PLAIN_COLUMNS, Draws, GenerateUnit, draw_table, generate_part
+from pipeline.engines import build_engine
 from pipeline.engines.contract import Engine, Failure
 from pipeline.errors import PipelineError, RunIncomplete
 from pipeline.part import Footer, PartInfo, output_schema, read_columns, write_part
@@ -49,7 +49,6 @@ from pipeline.resume import (
     belongs_to,
     open_output,
 )
-from pipeline.run import WARM_UP, announce_compiling, build_engine
 from pipeline.settings import Generation, Settings
 from pipeline.stats import STATS_COLUMNS, Stats, Tally
 from pipeline.summary import (
@@ -61,6 +60,7 @@ from pipeline.summary import (
     summarize,
     write_summary,
 )
+from pipeline.warm_up import announce_compiling, load_solver
 from pipeline.work import solve_table
 
 __all__ = ["GENERATED", "generate_dataset"]
@@ -133,19 +133,17 @@ def _generator_entry(generation: Generation, draws: Draws) -> InputEntry:
 def _warm_up(draws: Draws, settings: Settings) -> float:
     """Load (compile, the first time) the drawing and solving kernels of this run here, so
     that forked workers inherit them; the seconds it took. Draw 0 may need no grading rule
-    (most 9 x 9 draws need none), so a 9 x 9 run also solves ``WARM_UP``, which needs them
-    all: else each worker loaded them in its first batch (about 50 ms, measured).
+    (most 9 x 9 draws need none), so a 9 x 9 run also loads the solver on its warm-up puzzles
+    (``pipeline.warm_up``), which need them all: else each worker loaded them in its first
+    batch (about 50 ms, measured).
 
     Other box sizes draw nothing here: one 25 x 25 draw takes minutes, which this process
     would spend deaf to Ctrl-C and before the time limit counts. Their drawing kernels are
     compiled on no draws; a worker's first batch loads their solving kernels."""
-    import solver
-
     started = time.perf_counter()
     draws_here = 1 if draws.boxsize == 3 else 0
-    if draws.boxsize == 3:  # the kernels do not depend on the alphabet: WARM_UP's digits
-        grid = np.frombuffer(WARM_UP.encode(), np.uint8).reshape(-1, 81)
-        solver.solve_ascii(grid, replace(settings.solve_options, alphabet=""))
+    if draws.boxsize == 3:
+        load_solver(settings.solve_options)
     table = draw_table(draws, 0, draws_here, settings.solve_options.alphabet_of(draws.boxsize))
     solve_table(table, schema=output_schema(table.schema), puzzle_column="puzzle",
                 solution_column="solution", options=settings.solve_options, source=GENERATED,
