@@ -4,10 +4,11 @@ The candidates of draw j are a pure function of (seed, j, boxsize, symmetry, min
 puzzles a run keeps depend only on its settings, whatever cuts the draws into batches, runs
 them (``--workers``, ``--engine``) or stops and continues the run:
 
-- **dispatch**: units are batches of consecutive draws (``pipeline.draws.generate_part``): a
-  worker draws them, solves them with the run's options and writes the candidates of a grade
-  asked for as a part that is not placed yet (``part-FFFFF-BBBBBB.candidates``, which no
-  Parquet reader's glob of the directory takes for rows);
+- **dispatch**: units are batches of consecutive draws (``pipeline.generate_work``'s
+  ``generate_part``): a worker draws them, solves them with the run's options and writes the
+  candidates of a grade asked for as a part that is not placed yet
+  (``part-FFFFF-BBBBBB.candidates``, which no Parquet reader's glob of the directory takes for
+  rows);
 - **select**: this process takes the finished batches in draw order only (one that finishes
   early waits for those before it). It drops the candidates equal up to symmetry to a puzzle
   kept before (``distinct``) and those beyond ``count``, numbers the rows kept, and writes
@@ -36,10 +37,17 @@ from dataclasses import dataclass, field, replace
 import pyarrow as pa
 
 from pipeline import storage
-from pipeline.draws import DRAW_FIELDS, PLAIN_COLUMNS, Draws, GenerateUnit, draw_table, generate_part
 from pipeline.engines import build_engine
 from pipeline.engines.contract import Engine, Failure
 from pipeline.errors import PipelineError, RunIncomplete
+from pipeline.generate_work import (
+    DRAW_FIELDS,
+    PLAIN_COLUMNS,
+    Draws,
+    GenerateUnit,
+    draw_table,
+    generate_part,
+)
 from pipeline.part import Footer, PartInfo, output_schema, read_columns, write_part
 from pipeline.provenance import InputEntry, RunRecord, installed
 from pipeline.resume import (
