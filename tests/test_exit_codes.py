@@ -74,6 +74,7 @@ def places(tmp_path_factory) -> dict[str, str]:
 
 
 def _line(args: list, places: dict[str, str], new: str) -> list[str]:
+    """The command line ``args`` with its places filled in."""
     return [str(arg).format(new=new, **places) for arg in args]
 
 
