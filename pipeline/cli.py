@@ -1,20 +1,24 @@
 """The ``sudoku-pipeline`` command: thin Typer wrappers over the library.
 
-Each command parses its options, calls one library function and turns a
-``PipelineError`` into one line on stderr and exit code 2. Heavy modules (pyarrow,
+Each command parses its options, calls one library function and ends through ``_end``: what
+it returns (an ``Ending``) or raises (a ``PipelineError``, Ctrl-C) becomes one line on stderr
+and the exit code that ``Ending.exit_code``, the one place, decides. Heavy modules (pyarrow,
 numba, the solver) are imported inside the commands, so ``--help`` is quick.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -40,8 +44,10 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain help: flags without a "<bool>" metavar, examples kept as written
 )
 
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT
+EXIT_DONE = 0
+EXIT_UNSOLVED = 1  # solve: a puzzle without a solution
+EXIT_FAILED = 2  # an expected failure: a bad option, input, puzzle or directory
+EXIT_INCOMPLETE = 3  # a run with rows missing, which the same command continues
 
 
 class Terminated(KeyboardInterrupt):
@@ -72,12 +78,79 @@ def _options(
     """Solve and classify whole datasets of Sudoku puzzles with Richard Bird's algorithm."""
 
 
-def _fail(message: str, code: int = EXIT_USAGE) -> typer.Exit:
-    # Run through `make solve-dataset`, the way to say --overwrite is OVERWRITE=1.
-    if hint := os.environ.get("SUDOKU_PIPELINE_OVERWRITE_HINT"):
-        message = message.replace("--overwrite", hint)
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
+# --- how a command ends: the one place its exit code is decided -------------------------
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a command ended: what went wrong, if anything, and ``error``, the line that says it.
+    ``exit_code`` turns that into the exit code, the one place that does, as black's ``Report``
+    does with its counts."""
+
+    error: str | None = None  # said on stderr as "error: ..."
+    failed: bool = False  # an expected failure (said in ``error``, or by solve's lines)
+    incomplete: bool = False  # a run with rows missing, which the same command continues
+    unsolved: bool = False  # solve: a puzzle without a solution
+    stopped_by: int | None = None  # the signal that stopped the command: SIGINT or SIGTERM
+
+    @property
+    def exit_code(self) -> int:
+        """128 + the signal when stopped (the shells' convention: 130 Ctrl-C, 143 SIGTERM); else
+        2 for a failure, 3 for an incomplete run, 1 for a puzzle without a solution, 0."""
+        if self.stopped_by is not None:
+            return 128 + self.stopped_by
+        if self.failed:
+            return EXIT_FAILED
+        if self.incomplete:
+            return EXIT_INCOMPLETE
+        return EXIT_UNSOLVED if self.unsolved else EXIT_DONE
+
+
+def command(name: str):
+    """Register ``name``, a command of ``app`` that ends through ``_end``, whatever it returns
+    (an ``Ending``; None when done) or raises."""
+
+    def register(body: Callable[..., Ending | None]):
+        @functools.wraps(body)
+        def ended(**arguments: Any) -> NoReturn:
+            _end(_ending_of(body, arguments))
+
+        app.command(name)(ended)
+        return body
+
+    return register
+
+
+def _ending_of(body: Callable[..., Ending | None], arguments: dict[str, Any]) -> Ending:
+    """What ``body(**arguments)`` returned, or how it failed: a ``PipelineError`` (an incomplete
+    run when it is a ``RunIncomplete``), Ctrl-C or SIGTERM."""
+    try:
+        return body(**arguments) or Ending()
+    except RunIncomplete as err:
+        return Ending(error=str(err), incomplete=True)
+    except PipelineError as err:
+        return Ending(error=str(err), failed=True)
+    except KeyboardInterrupt as stop:
+        return _stopped(stop)
+
+
+def _stopped(stop: KeyboardInterrupt, then: str = "") -> Ending:
+    """A command stopped by Ctrl-C or SIGTERM (``Terminated``); ``then``: what the line adds."""
+    if isinstance(stop, Terminated):
+        return Ending(error=f"terminated (SIGTERM){then}", stopped_by=signal.SIGTERM)
+    return Ending(error=f"interrupted{then}", stopped_by=signal.SIGINT)
+
+
+def _end(ending: Ending) -> NoReturn:
+    """Say the ending's error in one line on stderr and exit with its code: every command ends
+    here."""
+    if ending.error is not None:
+        message = ending.error
+        # Run through `make solve-dataset`, the way to say --overwrite is OVERWRITE=1.
+        if hint := os.environ.get("SUDOKU_PIPELINE_OVERWRITE_HINT"):
+            message = message.replace("--overwrite", hint)
+        typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(ending.exit_code)
 
 
 # --- options generated from the settings' declarations -------------------------------------
@@ -128,7 +201,7 @@ def with_settings(names: tuple[str, ...], defaults: dict[str, Any] | None = None
 # --- solve: one puzzle ------------------------------------------------------------------
 
 
-@app.command("solve")
+@command("solve")
 @with_settings(SOLVE_SETTINGS, defaults=Settings().as_options(SOLVE_SETTINGS))
 def solve_command(
     puzzles: Annotated[
@@ -148,13 +221,14 @@ def solve_command(
                            "puzzle, minutes for a trial2 one; --grade-limit stops sooner).")
     ] = False,
     **settings: Any,
-) -> None:
+) -> Ending:
     """Solve puzzles. One puzzle is shown as grids (the seeds' put) with its statistics and
     its solution as an 81-character line; several, or standard input, give one line each:
     the solution, or the status when there is none.
 
     Exit code 0 when every puzzle has a solution, 1 when one has none (unsolvable,
-    contradictory givens, or the node budget ran out), 2 when one is not 81 valid cells.
+    contradictory givens, or the node budget ran out), 2 when one is not 81 valid cells,
+    130 interrupted (Ctrl-C).
 
     Example:
 
@@ -166,15 +240,15 @@ def solve_command(
           ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..
     """
     import solver
-    from pipeline.run import announce_compiling
+    from pipeline.warm_up import announce_compiling
 
     texts = _puzzles_given(puzzles)
     try:
         options = load_settings(**settings).solve_options
         announce_compiling()
         batch = solver.solve_strings(texts, options, implementation=implementation)
-    except (ValueError, PipelineError) as err:
-        raise _fail(str(err)) from None
+    except ValueError as err:  # the solver's own check of its options
+        raise PipelineError(str(err)) from None
     results = [batch.row(i) for i in range(len(batch))]
     if as_json:
         for text, result in zip(texts, results, strict=True):
@@ -187,37 +261,34 @@ def solve_command(
                 f": {result.error}" if result.error else ""))
     if explain:
         _show_paths(texts, results, options)
-    if any(result.status == "invalid" for result in results):
-        if len(texts) == 1 and not as_json:
-            raise _fail(f"not a puzzle: {results[0].error}")
-        raise typer.Exit(EXIT_USAGE)
-    if any(result.first_solution is None for result in results):
-        raise typer.Exit(1)
+    invalid = any(result.status == "invalid" for result in results)
+    if invalid and len(texts) == 1 and not as_json:  # else its line says so
+        return Ending(error=f"not a puzzle: {results[0].error}", failed=True)
+    return Ending(failed=invalid,
+                  unsolved=any(result.first_solution is None for result in results))
 
 
 def _show_paths(texts: list[str], results: list, options) -> None:
     """Each graded puzzle's path up the ladder (``solver.explain``), a heading per rung, each
-    step printed as it is found; Ctrl-C stops at once (exit 130)."""
+    step printed as it is found (so that Ctrl-C, which may come minutes in, stops after the
+    steps shown)."""
     import solver
 
-    try:
-        for text, result in zip(texts, results, strict=True):
-            if result.status == "invalid":
-                continue
-            typer.echo(f"\nthe ladder (SPEC 5.1), up to {options.grade_limit}: {text}")
-            if not result.grade:
-                typer.echo(f"no grade: the puzzle is {result.status} (SPEC 5.1 grades puzzles "
-                           "with a solution)")
-                continue
-            rung = None
-            for step in solver.explain(text, options):
-                if not step.text.startswith("grade: ") and step.rung != rung:
-                    rung = step.rung
-                    typer.echo(f"{rung}:")
-                typer.echo(step.text if step.text.startswith("grade: ") else f"  {step.text}")
-                sys.stdout.flush()
-    except KeyboardInterrupt:
-        raise _fail("interrupted", EXIT_INTERRUPTED) from None
+    for text, result in zip(texts, results, strict=True):
+        if result.status == "invalid":
+            continue
+        typer.echo(f"\nthe ladder (SPEC 5.1), up to {options.grade_limit}: {text}")
+        if not result.grade:
+            typer.echo(f"no grade: the puzzle is {result.status} (SPEC 5.1 grades puzzles "
+                       "with a solution)")
+            continue
+        rung = None
+        for step in solver.explain(text, options):
+            if not step.text.startswith("grade: ") and step.rung != rung:
+                rung = step.rung
+                typer.echo(f"{rung}:")
+            typer.echo(step.text if step.text.startswith("grade: ") else f"  {step.text}")
+            sys.stdout.flush()
 
 
 def _puzzles_given(arguments: list[str] | None) -> list[str]:
@@ -228,7 +299,7 @@ def _puzzles_given(arguments: list[str] | None) -> list[str]:
     lines = [line.rstrip("\r\n") for line in sys.stdin]
     puzzles = [line for line in lines if line.strip() and not line.startswith("#")]
     if not puzzles:
-        raise _fail("no puzzle given: name one or more, or pipe them in, one per line")
+        raise PipelineError("no puzzle given: name one or more, or pipe them in, one per line")
     return puzzles
 
 
@@ -273,7 +344,7 @@ def format_result(result) -> str:
 # --- solve-dataset ----------------------------------------------------------------------
 
 
-@app.command("solve-dataset")
+@command("solve-dataset")
 @with_settings(SETTING_NAMES)
 def solve_dataset_command(
     inputs: Annotated[
@@ -296,7 +367,7 @@ def solve_dataset_command(
                      "Given more than once, each file overrides the ones before it."),
     ] = None,
     **overrides: Any,
-) -> None:
+) -> Ending:
     """Solve every puzzle of the inputs into an output directory of Parquet parts (with the
     run's manifest and summary), and print the summary.
 
@@ -318,13 +389,13 @@ def solve_dataset_command(
 
         return solve_dataset(inputs, output, settings)
 
-    _run(output, overrides, lambda: (load_settings(config, **overrides),), solve, "solve")
+    return _run(output, overrides, lambda: (load_settings(config, **overrides),), solve, "solve")
 
 
-def _run(output: str, overrides: dict[str, Any], load, run, verb: str) -> None:
+def _run(output: str, overrides: dict[str, Any], load, run, verb: str) -> Ending | None:
     """A command that writes a run into ``output``: ``run(*load())`` (``load`` returns the
-    ``Settings`` first), its summary printed (unless quiet); its errors one line, its stops
-    (time limit, Ctrl-C, SIGTERM) a line saying how to continue, each with its exit code."""
+    ``Settings`` first), its summary printed (unless quiet), also when the run is incomplete;
+    a stop (Ctrl-C, SIGTERM) says how to continue."""
     quiet = bool(overrides.get("quiet"))
     signal.signal(signal.SIGTERM, _raise_terminated)
     _show_warnings()
@@ -337,29 +408,24 @@ def _run(output: str, overrides: dict[str, Any], load, run, verb: str) -> None:
     except RunIncomplete as err:
         if err.summary is not None and not quiet:
             typer.echo(format_summary(err.summary))
-        raise _fail(str(err), err.exit_code) from None
-    except PipelineError as err:
-        raise _fail(str(err)) from None
+        raise
     except KeyboardInterrupt as stop:
         again = "the same command without --overwrite" if overrides.get("overwrite") else (
             "the same command")
-        how, code = ("terminated (SIGTERM)", 128 + signal.SIGTERM) if isinstance(
-            stop, Terminated) else ("interrupted", EXIT_INTERRUPTED)
-        raise _fail(
-            f"{how}; finished parts are kept in {output}; rerun {again} to continue", code
-        ) from None
+        return _stopped(stop, f"; finished parts are kept in {output}; rerun {again} to continue")
     if quiet:
-        return
+        return None
     if summary.nothing_solved:
         typer.echo(f"nothing to {verb}: {output} holds this run already, complete (add "
                    f"--overwrite to {verb} it again); its summary:\n")
     typer.echo(format_summary(summary))
+    return None
 
 
 # --- generate ---------------------------------------------------------------------------
 
 
-@app.command("generate")
+@command("generate")
 @with_settings(GENERATE_SETTINGS)
 def generate_command(
     output: Annotated[
@@ -372,7 +438,7 @@ def generate_command(
                      "it. Given more than once, each file overrides the ones before it."),
     ] = None,
     **overrides: Any,
-) -> None:
+) -> Ending:
     """Generate new puzzles (SPEC section 8) into an output directory, as a run: Parquet parts
     with the columns puzzle, solution and draw and every result column of solve-dataset, the
     run's manifest and summary; then print the summary.
@@ -383,7 +449,8 @@ def generate_command(
     run continues when the same command is run again.
 
     Exit codes: 0 done, 2 an error (one line), 3 incomplete but resumable (--max-draws or the
-    time limit reached: the message says how many were kept), 130 interrupted (Ctrl-C).
+    time limit reached: the message says how many were kept), 130 interrupted (Ctrl-C),
+    143 terminated (SIGTERM).
 
     Example:
 
@@ -396,7 +463,8 @@ def generate_command(
 
         return generate_dataset(output, settings, generation)
 
-    _run(output, overrides, lambda: load_generation(config, **overrides), generate, "generate")
+    return _run(output, overrides, lambda: load_generation(config, **overrides), generate,
+                "generate")
 
 
 RunDirectory = Annotated[
@@ -407,7 +475,7 @@ RunDirectory = Annotated[
 # --- summarize --------------------------------------------------------------------------
 
 
-@app.command("summarize")
+@command("summarize")
 def summarize_command(
     directory: RunDirectory = "output",
     write: Annotated[
@@ -434,11 +502,12 @@ def summarize_command(
                      "(highest rating, then most search nodes), each as one line.",
                      show_default=False, min=1),
     ] = None,
-) -> None:
+) -> Ending:
     """Recompute the summary of a run from its manifest and Parquet parts, and print it.
 
     Exit code 0 for a complete run, 3 when rows are missing (the run stopped, or batches
-    kept failing: the same solve-dataset command finishes it), 2 for an error.
+    kept failing: the same solve-dataset command finishes it), 2 for an error, 130
+    interrupted (Ctrl-C).
 
     Example:
 
@@ -452,69 +521,59 @@ def summarize_command(
     views = [name for name, chosen in (("--by", by is not None), ("--duplicates", duplicates),
                                        ("--hardest", hardest is not None)) if chosen]
     if len(views) > 1:
-        raise _fail(f"{' and '.join(views)} print different tables: give one of them")
+        raise PipelineError(f"{' and '.join(views)} print different tables: give one of them")
     if views and write:
-        raise _fail(f"--write stores the whole run's summary: run it without {views[0]}")
+        raise PipelineError(f"--write stores the whole run's summary: run it without {views[0]}")
     if by is not None:
-        _summarize_by(directory, by, as_json)
-        return
+        return _summarize_by(directory, by, as_json)
     if views:
-        _summarize_view(directory, hardest, as_json)
-        return
-    try:
-        from pipeline.summary import format_summary, incomplete_message, summarize
+        return _summarize_view(directory, hardest, as_json)
+    from pipeline.summary import format_summary, incomplete_message, summarize
 
-        summary = summarize(directory, write=write)
-    except PipelineError as err:
-        raise _fail(str(err)) from None
+    summary = summarize(directory, write=write)
     typer.echo(json.dumps(summary.to_json(), indent=2) if as_json else format_summary(summary))
     if not summary.complete:
-        raise _fail(incomplete_message(summary), RunIncomplete.exit_code)
+        return Ending(error=incomplete_message(summary), incomplete=True)
+    return Ending()
 
 
-def _summarize_view(directory: str, hardest: int | None, as_json: bool) -> None:
+def _summarize_view(directory: str, hardest: int | None, as_json: bool) -> Ending:
     """``summarize --duplicates`` (``hardest`` None) or ``--hardest N``."""
-    try:
-        from pipeline import summary as summaries
-        from pipeline.storage import location
+    from pipeline import summary as summaries
+    from pipeline.storage import location
 
-        run, _ = summaries.run_parts(location(directory))
-        labels = summaries.input_labels(run.paths)
-        if hardest is None:
-            found, complete = summaries.duplicates_in(directory)
-            text = (json.dumps({kind: dup.to_json() for kind, dup in found.items()}, indent=2)
-                    if as_json else summaries.format_duplicates(found, labels))
-        else:
-            hards, _, complete = summaries.hardest_in(directory, hardest)
-            text = (json.dumps([vars(hard) for hard in hards], indent=2) if as_json
-                    else summaries.format_hardest(hards, labels))
-    except PipelineError as err:
-        raise _fail(str(err)) from None
+    run, _ = summaries.run_parts(location(directory))
+    labels = summaries.input_labels(run.paths)
+    if hardest is None:
+        found, complete = summaries.duplicates_in(directory)
+        text = (json.dumps({kind: dup.to_json() for kind, dup in found.items()}, indent=2)
+                if as_json else summaries.format_duplicates(found, labels))
+    else:
+        hards, _, complete = summaries.hardest_in(directory, hardest)
+        text = (json.dumps([vars(hard) for hard in hards], indent=2) if as_json
+                else summaries.format_hardest(hards, labels))
     typer.echo(text)
     if not complete:
-        raise _fail(f"the run in {directory} is incomplete: this counts only the rows solved so "
-                    f"far; {summaries.finish_advice(run.command)}", RunIncomplete.exit_code)
+        return Ending(error=f"the run in {directory} is incomplete: this counts only the rows "
+                      f"solved so far; {summaries.finish_advice(run.command)}", incomplete=True)
+    return Ending()
 
 
-def _summarize_by(directory: str, column: str, as_json: bool) -> None:
-    try:
-        from pipeline.summary import format_groups, summarize_by
+def _summarize_by(directory: str, column: str, as_json: bool) -> Ending:
+    from pipeline.summary import finish_advice, format_groups, summarize_by
 
-        grouped = summarize_by(directory, column)
-    except PipelineError as err:
-        raise _fail(str(err)) from None
+    grouped = summarize_by(directory, column)
     typer.echo(json.dumps(grouped.to_json(), indent=2) if as_json else format_groups(grouped))
     if not grouped.complete:
-        from pipeline.summary import finish_advice
-
-        raise _fail(f"the run in {directory} is incomplete: these numbers count only the rows "
-                    f"solved so far; {finish_advice(grouped.command)}", RunIncomplete.exit_code)
+        return Ending(error=f"the run in {directory} is incomplete: these numbers count only the "
+                      f"rows solved so far; {finish_advice(grouped.command)}", incomplete=True)
+    return Ending()
 
 
 # --- report -----------------------------------------------------------------------------
 
 
-@app.command("report")
+@command("report")
 def report_command(
     directory: RunDirectory = "output",
     output: Annotated[
@@ -526,14 +585,14 @@ def report_command(
         str, typer.Option("--by", help="Group the rows by this column (source, or an input "
                           "column such as level); rows whose input lacks it by input file.")
     ] = "source",
-) -> None:
+) -> Ending:
     """Write a report of a run as one HTML file that opens offline (charts as inline SVG):
     statuses, the grade ladder and search effort per group, rating and backdoor size, search
     depth, givens against effort, the 20 hardest puzzles as grids, invalid rows, duplicates,
     and the run's settings, versions and inputs.
 
     Exit code 0, or 3 when the run is incomplete (the report is written, with a banner saying
-    how many rows are missing), 2 for an error.
+    how many rows are missing), 2 for an error, 130 interrupted (Ctrl-C).
 
     Example:
 
@@ -541,18 +600,15 @@ def report_command(
         sudoku-pipeline report output                 # writes output.html
         sudoku-pipeline report radcliffe-run --by level -o radcliffe.html
     """
-    try:
-        from pipeline.report import write_report
+    from pipeline.report import write_report
+    from pipeline.summary import incomplete_message
 
-        written, summary = write_report(directory, output, by=by)
-    except PipelineError as err:
-        raise _fail(str(err)) from None
+    written, summary = write_report(directory, output, by=by)
     typer.echo(f"report written to {written}")
     if not summary.complete:
-        from pipeline.summary import incomplete_message
-
-        raise _fail(incomplete_message(summary) + " (the report counts the rows solved so far)",
-                    RunIncomplete.exit_code)
+        return Ending(error=incomplete_message(summary) + " (the report counts the rows solved so "
+                      "far)", incomplete=True)
+    return Ending()
 
 
 class _Warnings(logging.Handler):

@@ -15,10 +15,9 @@ class RunIncomplete(PipelineError):
 
     ``summary`` is the summary (``pipeline.summary.Summary``) written for the rows that are
     there, if one was written.
-    The CLI prints the message as ``error: <message>`` and exits with code 3.
+    The CLI prints the message as ``error: <message>`` and exits with code 3 (its ``Ending``
+    decides the codes, in one place).
     """
-
-    exit_code = 3
 
     def __init__(self, message: str, summary=None):
         super().__init__(message)

@@ -4,10 +4,11 @@ The candidates of draw j are a pure function of (seed, j, boxsize, symmetry, min
 puzzles a run keeps depend only on its settings, whatever cuts the draws into batches, runs
 them (``--workers``, ``--engine``) or stops and continues the run:
 
-- **dispatch**: units are batches of consecutive draws (``pipeline.draws.generate_part``): a
-  worker draws them, solves them with the run's options and writes the candidates of a grade
-  asked for as a part that is not placed yet (``part-FFFFF-BBBBBB.candidates``, which no
-  Parquet reader's glob of the directory takes for rows);
+- **dispatch**: units are batches of consecutive draws (``pipeline.generate_work``'s
+  ``generate_part``): a worker draws them, solves them with the run's options and writes the
+  candidates of a grade asked for as a part that is not placed yet
+  (``part-FFFFF-BBBBBB.candidates``, which no Parquet reader's glob of the directory takes for
+  rows);
 - **select**: this process takes the finished batches in draw order only (one that finishes
   early waits for those before it). It drops the candidates equal up to symmetry to a puzzle
   kept before (``distinct``) and those beyond ``count``, numbers the rows kept, and writes
@@ -33,13 +34,20 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-import numpy as np
 import pyarrow as pa
 
 from pipeline import storage
-from pipeline.draws import DRAW_FIELDS, PLAIN_COLUMNS, Draws, GenerateUnit, draw_table, generate_part
+from pipeline.engines import build_engine
 from pipeline.engines.contract import Engine, Failure
 from pipeline.errors import PipelineError, RunIncomplete
+from pipeline.generate_work import (
+    DRAW_FIELDS,
+    PLAIN_COLUMNS,
+    Draws,
+    GenerateUnit,
+    draw_table,
+    generate_part,
+)
 from pipeline.part import Footer, PartInfo, output_schema, read_columns, write_part
 from pipeline.provenance import InputEntry, RunRecord, installed
 from pipeline.resume import (
@@ -49,7 +57,6 @@ from pipeline.resume import (
     belongs_to,
     open_output,
 )
-from pipeline.run import WARM_UP, announce_compiling, build_engine
 from pipeline.settings import Generation, Settings
 from pipeline.stats import STATS_COLUMNS, Stats, Tally
 from pipeline.summary import (
@@ -61,6 +68,7 @@ from pipeline.summary import (
     summarize,
     write_summary,
 )
+from pipeline.warm_up import announce_compiling, load_solver
 from pipeline.work import solve_table
 
 __all__ = ["GENERATED", "generate_dataset"]
@@ -133,19 +141,17 @@ def _generator_entry(generation: Generation, draws: Draws) -> InputEntry:
 def _warm_up(draws: Draws, settings: Settings) -> float:
     """Load (compile, the first time) the drawing and solving kernels of this run here, so
     that forked workers inherit them; the seconds it took. Draw 0 may need no grading rule
-    (most 9 x 9 draws need none), so a 9 x 9 run also solves ``WARM_UP``, which needs them
-    all: else each worker loaded them in its first batch (about 50 ms, measured).
+    (most 9 x 9 draws need none), so a 9 x 9 run also loads the solver on its warm-up puzzles
+    (``pipeline.warm_up``), which need them all: else each worker loaded them in its first
+    batch (about 50 ms, measured).
 
     Other box sizes draw nothing here: one 25 x 25 draw takes minutes, which this process
     would spend deaf to Ctrl-C and before the time limit counts. Their drawing kernels are
     compiled on no draws; a worker's first batch loads their solving kernels."""
-    import solver
-
     started = time.perf_counter()
     draws_here = 1 if draws.boxsize == 3 else 0
-    if draws.boxsize == 3:  # the kernels do not depend on the alphabet: WARM_UP's digits
-        grid = np.frombuffer(WARM_UP.encode(), np.uint8).reshape(-1, 81)
-        solver.solve_ascii(grid, replace(settings.solve_options, alphabet=""))
+    if draws.boxsize == 3:
+        load_solver(settings.solve_options)
     table = draw_table(draws, 0, draws_here, settings.solve_options.alphabet_of(draws.boxsize))
     solve_table(table, schema=output_schema(table.schema), puzzle_column="puzzle",
                 solution_column="solution", options=settings.solve_options, source=GENERATED,

@@ -33,7 +33,7 @@ from pipeline.version import __version__
 # The pipeline's modules that decide what a row holds (with every module of ``solver``; a
 # package, with every module of it).
 ROW_MODULES = ("pipeline.read", "pipeline.arrow", "pipeline.columns", "pipeline.part",
-               "pipeline.work", "pipeline.draws", "pipeline.generate")
+               "pipeline.work", "pipeline.generate_work", "pipeline.generate")
 
 
 def versions() -> dict[str, str]:

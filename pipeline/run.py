@@ -19,12 +19,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TypeVar
 
-import numpy as np
 import pyarrow as pa
 
 from pipeline import storage
 from pipeline.columns import RESULT_NAMES
-from pipeline.engines.contract import Engine, Failure, PartMissing, UnitFunction
+from pipeline.engines import build_engine
+from pipeline.engines.contract import Engine, Failure, PartMissing
 from pipeline.errors import PipelineError, RunIncomplete, one_line
 from pipeline.part import PartInfo, output_schema
 from pipeline.provenance import InputEntry, RunRecord
@@ -64,15 +64,10 @@ from pipeline.summary import (
     tally_of,
     write_summary,
 )
-from pipeline.work import Unit, solve_part, to_ipc
+from pipeline.warm_up import announce_compiling, load_solver
+from pipeline.work import Unit, to_ipc
 
 __all__ = ["solve_dataset"]
-# Puzzles that load every compiled kernel a run's settings use, before the workers are forked
-# and before the batch size is measured: an easy one (Project Euler 96, grid 01) and one that
-# needs search, the grading rules and, when asked for, the rating and backdoor (Hutton's
-# "diabolical").
-WARM_UP = ("..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
-           ".9.7..86..31..5.2.8.6........7.5...6...3.7...5...1.7........1.9.2.6..35..54..8.7.")
 T = TypeVar("T")
 # The automatic batch size (setting batch_size = 0): see ``auto_batch_rows``.
 AUTO_BATCH_SECONDS = 2.0
@@ -136,20 +131,6 @@ def _out_of_memory(plan: Plan) -> RunIncomplete:
         f"the parts already written are kept in {plan.out.directory}: rerun the same command "
         "with a smaller --batch-size (or fewer --workers) to continue"
     )
-
-
-def build_engine(settings: Settings, function: UnitFunction = solve_part) -> Engine:
-    """The engine ``settings.engine`` names, sized by ``settings.workers``, running
-    ``function`` (``pipeline.work.solve_part``, or a generated run's ``generate_part``):
-    chosen here, once (``pipeline.engines``)."""
-    if settings.engine == "dask":
-        from pipeline.engines.dask import DaskEngine
-
-        return DaskEngine(workers=settings.workers, scheduler=settings.scheduler,
-                          function=function)
-    from pipeline.engines.local import LocalEngine
-
-    return LocalEngine(workers=settings.workers, function=function)
 
 
 # --- plan ------------------------------------------------------------------------------------
@@ -217,7 +198,7 @@ def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
     estimates = [estimated_rows(source, lines)
                  for source, (_, lines) in zip(sources, digests, strict=True)]
     announce_compiling(settings.quiet)
-    compile_seconds = _warm_up_solver(settings)  # before the workers are forked
+    compile_seconds = load_solver(settings.solve_options)  # before the workers are forked
     out = open_output(output, RunRecord.new(settings, entries), input_schema,
                       overwrite=settings.overwrite)
     if out.resumed:
@@ -260,19 +241,6 @@ def _pilot(source: InputFile, settings: Settings) -> float:
         solver.solve_ascii(grid[solved:solved + 16], settings.solve_options)
         solved += len(grid[solved:solved + 16])
     return (time.perf_counter() - started) / solved if solved else 0.0
-
-
-COMPILING = "compiling the solver for this machine (first run only: about a minute)..."
-
-
-def announce_compiling(quiet: bool = False) -> None:
-    """Say on stderr, whatever it is (a terminal, a log file, make's output), that the solver
-    is about to be compiled when it has not been on this machine: the first call then takes a
-    minute or so, and nothing else would say why."""
-    from solver.jit import compiled_before
-
-    if not quiet and not compiled_before():
-        print(COMPILING, file=sys.stderr, flush=True)
 
 
 def _warn_about_kept_settings(started_with: Settings, settings: Settings) -> None:
@@ -485,17 +453,6 @@ def _progress_bar(total: int | None, show: bool):
         smoothing=0.1,
         dynamic_ncols=True,
     )
-
-
-def _warm_up_solver(settings: Settings) -> float:
-    """Load the compiled solver (compile it, the first time) here, so that forked workers
-    inherit it; the seconds it took."""
-    import solver
-
-    started = time.perf_counter()
-    grid = np.frombuffer(WARM_UP.encode(), dtype=np.uint8).reshape(-1, 81)
-    solver.solve_ascii(grid, settings.solve_options)
-    return time.perf_counter() - started
 
 
 # --- finish ----------------------------------------------------------------------------------

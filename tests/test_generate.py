@@ -12,9 +12,9 @@ import pyarrow as pa
 import pytest
 
 import solver
-from pipeline.draws import Draws, draw_table
 from pipeline.errors import RunIncomplete
 from pipeline.generate import generate_dataset
+from pipeline.generate_work import Draws, draw_table
 from pipeline.resume import SUMMARY_FILE
 from pipeline.settings import load_generation
 from pipeline.summary import read_summary

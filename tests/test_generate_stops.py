@@ -11,10 +11,10 @@ import time
 import polars as pl
 import pytest
 
-from pipeline.draws import generate_part
 from pipeline.engines.local import LocalEngine
 from pipeline.errors import RunIncomplete
 from pipeline.generate import generate_dataset
+from pipeline.generate_work import generate_part
 from pipeline.settings import load_generation
 from tests import runs
 
@@ -43,7 +43,7 @@ def test_a_time_limit_keeps_what_finished_though_later_batches_finish_first(tmp_
 # on disk, not placed.
 HOLDING_BATCH_1 = """
 import sys, time
-from pipeline.draws import generate_part
+from pipeline.generate_work import generate_part
 from pipeline.engines.local import LocalEngine
 from pipeline.generate import generate_dataset
 from pipeline.settings import load_generation

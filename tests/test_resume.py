@@ -252,7 +252,7 @@ def test_the_time_limit_through_the_library(tmp_path, euler_txt):
             solve_dataset([euler_txt], out, settings, progress=False)
             break
         except RunIncomplete as error:
-            assert error.exit_code == 3 and "rerun the same command to continue" in str(error)
+            assert "rerun the same command to continue" in str(error)
             assert len(runs.parts(out)) > len(parts)
             parts = runs.parts(out)
     else:

@@ -63,7 +63,6 @@ def test_a_batch_that_keeps_hanging_is_given_up_after_three_attempts(tmp_path, e
                          stall_seconds=1.0)
     with pytest.raises(RunIncomplete) as stopped:
         solve_dataset([euler_txt], tmp_path / "out", settings, engine=engine, progress=False)
-    assert stopped.value.exit_code == 3
     assert (f"rows 2-3 of {euler_txt}: its worker process died (stopped responding: no heartbeat "
             "for 1 s, so it was killed) (3 attempts)") in str(stopped.value)
     assert (stopped.value.summary.rows_in, stopped.value.summary.rows_out) == (9, 7)
