@@ -499,7 +499,8 @@ def summarize_command(
     hardest: Annotated[
         int | None,
         typer.Option("--hardest", help="Print the N hardest unique or solved puzzles instead "
-                     "(highest rating, then most search nodes), each as one line.",
+                     "(highest rating, then most search nodes), each as one line; with --by, "
+                     "the N hardest of each group.",
                      show_default=False, min=1),
     ] = None,
 ) -> Ending:
@@ -517,13 +518,17 @@ def summarize_command(
         sudoku-pipeline summarize output --by level
         sudoku-pipeline summarize output --duplicates
         sudoku-pipeline summarize output --hardest 10
+        sudoku-pipeline summarize output --by source --hardest 3
     """
     views = [name for name, chosen in (("--by", by is not None), ("--duplicates", duplicates),
                                        ("--hardest", hardest is not None)) if chosen]
-    if len(views) > 1:
-        raise PipelineError(f"{' and '.join(views)} print different tables: give one of them")
+    if len(views) > 1 and views != ["--by", "--hardest"]:
+        raise PipelineError(f"{' and '.join(views)} print different tables: give one of them "
+                            "(--by and --hardest go together: the hardest of each group)")
     if views and write:
         raise PipelineError(f"--write stores the whole run's summary: run it without {views[0]}")
+    if by is not None and hardest is not None:
+        return _summarize_hardest_by(directory, by, hardest, as_json)
     if by is not None:
         return _summarize_by(directory, by, as_json)
     if views:
@@ -553,6 +558,22 @@ def _summarize_view(directory: str, hardest: int | None, as_json: bool) -> Endin
         text = (json.dumps([vars(hard) for hard in hards], indent=2) if as_json
                 else summaries.format_hardest(hards, labels))
     typer.echo(text)
+    if not complete:
+        return Ending(error=f"the run in {directory} is incomplete: this counts only the rows "
+                      f"solved so far; {summaries.finish_advice(run.command)}", incomplete=True)
+    return Ending()
+
+
+def _summarize_hardest_by(directory: str, column: str, count: int, as_json: bool) -> Ending:
+    """``summarize --by COLUMN --hardest N``: the N hardest puzzles of each group."""
+    from pipeline import summary as summaries
+    from pipeline.storage import location
+
+    run, _ = summaries.run_parts(location(directory))
+    groups, complete = summaries.hardest_by(directory, column, count)
+    typer.echo(json.dumps({name: [vars(hard) for hard in hards] for name, hards in groups.items()},
+                          indent=2) if as_json
+               else summaries.format_hardest_by(groups, column, summaries.input_labels(run.paths)))
     if not complete:
         return Ending(error=f"the run in {directory} is incomplete: this counts only the rows "
                       f"solved so far; {summaries.finish_advice(run.command)}", incomplete=True)

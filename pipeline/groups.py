@@ -84,11 +84,17 @@ def in_order(groups: dict[str, Stats], column: str) -> dict[str, Stats]:
     rungs of the ladder for ``grade``, SPEC's order for ``status``, numbers by value for a
     column of numbers; groups that are no such value (an input's label, 'N other values')
     after them, as they came."""
+    return {name: groups[name] for name in ordered(list(groups), column)}
+
+
+def ordered(names: list[str], column: str) -> list[str]:
+    """Group ``names`` (in order of first appearance) in the order of ``column``'s values (see
+    ``in_order``)."""
     order = ORDERS.get(column)
     rank = ({value: i for i, value in enumerate(order)} if order is not None
-            else {name: _number(name) for name in groups})
-    ranked = sorted((name for name in groups if rank.get(name) is not None), key=rank.get)
-    return {name: groups[name] for name in ranked + [n for n in groups if rank.get(n) is None]}
+            else {name: _number(name) for name in names})
+    ranked = sorted((name for name in names if rank.get(name) is not None), key=rank.get)
+    return ranked + [name for name in names if rank.get(name) is None]
 
 
 def _number(text: str) -> float | None:

@@ -22,7 +22,7 @@ from typing import Any
 from pipeline import storage
 from pipeline.duplicates import Duplicates, duplicates
 from pipeline.errors import PipelineError
-from pipeline.groups import check_column, group_stats, input_labels
+from pipeline.groups import check_column, group_stats, input_labels, ordered
 from pipeline.part import SUMMARY_KEY, PartInfo, read_columns, read_record, write_record
 from pipeline.provenance import RunRecord
 from pipeline.resume import (
@@ -434,29 +434,64 @@ class Hard:
     grid: str
 
 
+HARD_FIELDS = tuple(Hard.__dataclass_fields__)
+
+
 def hardest_in(directory: str | os.PathLike, count: int, columns: tuple[str, ...] = ()
                ) -> tuple[list[Hard], list[dict[str, Any]], bool]:
     """``summarize --hardest``, and the report's: the ``count`` unique or solved puzzles with
     the highest rating, then the most search nodes (search nodes alone without a rating),
     first rows first; for each, the values of ``columns`` (the report's groups); and whether
     the run is complete."""
-    import polars as pl
 
     directory = storage.location(directory)
     run, infos = run_parts(directory)
     complete = coverage(infos, run.paths).complete
     if not infos:
         return [], [], complete
-    names = [field for field in Hard.__dataclass_fields__]
-    picked = (pl.scan_parquet([storage.join(directory, info.name) for info in infos])
-              .with_row_index("_position").filter(pl.col("status").is_in(["unique", "solved"]))
-              .sort(["rating", "search_nodes", "_position"], descending=[True, True, False],
-                    nulls_last=True)
-              .head(count).select(*dict.fromkeys([*names, *columns])).collect())
-    rows = picked.iter_rows(named=True)
-    found = [(Hard(**{name: row[name] for name in names}), {c: row[c] for c in columns})
-             for row in rows]
+    picked = _hardest_first(directory, infos).head(count).select(
+        *dict.fromkeys([*HARD_FIELDS, *columns])).collect()
+    found = [(_hard(row), {c: row[c] for c in columns}) for row in picked.iter_rows(named=True)]
     return [hard for hard, _ in found], [extra for _, extra in found], complete
+
+
+def hardest_by(directory: str | os.PathLike, column: str, count: int
+               ) -> tuple[dict[str, list[Hard]], bool]:
+    """``summarize --by COLUMN --hardest N``: the ``count`` hardest puzzles (as ``hardest_in``
+    ranks them) of each group of rows by ``column`` (groups as ``summarize --by`` makes them, in
+    its order), and whether the run is complete."""
+    import polars as pl
+
+    directory = storage.location(directory)
+    run, infos = run_parts(directory)
+    check_column(manifest_schema(directory).names, column, directory)
+    complete = coverage(infos, run.paths).complete
+    if not infos:
+        return {}, complete
+    labels = input_labels(run.paths)
+    label = pl.col("source").replace_strict(labels, default=pl.col("source"))
+    key = label if column == "source" else pl.col(column).cast(pl.String).fill_null(label)
+    rows = _hardest_first(directory, infos).with_columns(key.alias("_group"))
+    picked = rows.group_by("_group", maintain_order=True).head(count).collect()
+    first_rows = rows.group_by("_group").agg(pl.col("_position").min()).sort("_position").collect()
+    found: dict[str, list[Hard]] = {}
+    for row in picked.iter_rows(named=True):
+        found.setdefault(row["_group"], []).append(_hard(row))
+    return {name: found[name] for name in ordered(first_rows["_group"].to_list(), column)}, complete
+
+
+def _hardest_first(directory: str, infos: list[PartInfo]):
+    """The unique or solved rows of the parts, hardest first (a polars LazyFrame)."""
+    import polars as pl
+
+    return (pl.scan_parquet([storage.join(directory, info.name) for info in infos])
+            .with_row_index("_position").filter(pl.col("status").is_in(["unique", "solved"]))
+            .sort(["rating", "search_nodes", "_position"], descending=[True, True, False],
+                  nulls_last=True))
+
+
+def _hard(row: dict[str, Any]) -> Hard:
+    return Hard(**{name: row[name] for name in HARD_FIELDS})
 
 
 def run_parts(directory: str) -> tuple[RunRecord, list[PartInfo]]:
@@ -711,6 +746,12 @@ def format_duplicates(found: dict[str, Duplicates], labels: dict[str, str]) -> s
         blocks.append("(up to symmetry: not counted; the run has no canonical forms: "
                       "--measures canonical)")
     return "\n\n".join(blocks)
+
+
+def format_hardest_by(groups: dict[str, list[Hard]], column: str, labels: dict[str, str]) -> str:
+    """``summarize --by COLUMN --hardest N``: a heading per group, then its table."""
+    return "\n\n".join(f"{column} {escaped(name)}:\n{format_hardest(hards, labels)}"
+                       for name, hards in groups.items())
 
 
 def format_hardest(hardest: list[Hard], labels: dict[str, str]) -> str:

@@ -346,6 +346,23 @@ def test_the_charts_say_what_tells_their_groups_and_shares_apart(report):
     assert report.rstrip().endswith('</p>\n</body></html>') and 'class="end"' in report
 
 
+def test_summarize_by_and_hardest_give_the_hardest_of_each_group(cli, measured_run):
+    """Issue 33.3: --by and --hardest could not be combined; together they list the N hardest
+    of each group, the groups in --by's order, each ranked as --hardest ranks the run."""
+    done = cli("summarize", measured_run, "--by", "grade", "--hardest", "2", "--json")
+    assert done.exit_code == 0, done.stderr
+    groups = json.loads(done.stdout)
+    assert list(groups) == [g for g in solver.GRADES if g in groups]
+    frame = pl.read_parquet(measured_run).filter(pl.col("status").is_in(["unique", "solved"]))
+    for grade, hards in groups.items():
+        top = frame.filter(pl.col("grade") == grade).sort(
+            ["rating", "search_nodes"], descending=True, nulls_last=True, maintain_order=True).head(2)
+        assert [hard["grid"] for hard in hards] == top["grid"].to_list(), grade
+    text = cli("summarize", measured_run, "--by", "collection", "--hardest", "1").stdout
+    assert text.startswith("collection ") and text.count("  #  rating") >= 3
+    assert cli("summarize", measured_run, "--by", "grade", "--duplicates").exit_code == 2
+
+
 def test_every_share_of_the_summary_says_what_it_is_a_share_of(cli, measured_run):
     table = cli("summarize", measured_run).stdout
     assert "(shares of the 219 rows)" in table
