@@ -259,6 +259,12 @@ def solve_command(
         for result in results:
             typer.echo(result.first_solution or f"{result.status}" + (
                 f": {result.error}" if result.error else ""))
+    over = sum(result.status == "budget_exceeded" for result in results)
+    if over and not as_json:
+        from pipeline.summary import budget_advice
+
+        typer.echo(f"hint: {over} puzzle{'' if over == 1 else 's'} ran out of the node budget "
+                   f"({options.max_nodes:,} nodes); {budget_advice(options.rules, run=False)}", err=True)
     if explain:
         _show_paths(texts, results, options)
     invalid = any(result.status == "invalid" for result in results)

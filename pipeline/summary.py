@@ -572,12 +572,14 @@ LADDER_LABELS = {"prune_solvable": "prune-solvable", "singles_solvable_only": "s
 GRADE_LABELS = {"search": "search (beyond trial2)"}
 
 
-def budget_advice(rules: str) -> str:
-    """What to try when puzzles run out of the node budget under ``rules``."""
+def budget_advice(rules: str, *, run: bool = True) -> str:
+    """What to try when puzzles run out of the node budget under ``rules`` (in a run, or
+    ``solve``'s puzzles when not ``run``)."""
     singles = ("--rules singles (hidden singles at every node) often needs far fewer nodes "
                "(16 x 16: hexadoku's hard1 takes 35, against more than 5,000,000 under bird), or ")
+    where = ", in a new --output or with --overwrite" if run else ""
     return (singles if rules == "bird" else "") + (
-        f"raise --max-nodes (at most {MAX_NODES_LIMIT:,}), in a new --output or with --overwrite")
+        f"raise --max-nodes (at most {MAX_NODES_LIMIT:,}){where}")
 
 
 def format_summary(summary: Summary) -> str:

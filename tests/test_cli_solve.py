@@ -102,3 +102,20 @@ def test_explain_prints_as_it_goes_and_stops_on_ctrl_c():
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 130 and stderr.strip().endswith("error: interrupted"), stderr
+
+
+def test_a_puzzle_past_the_budget_says_what_to_try():
+    """Issue 33.6: solve of hexadoku's hard1 under Bird's rules ended budget_exceeded with no
+    hint that --rules singles solves it in 35 nodes."""
+    from pathlib import Path
+
+    published = Path(__file__).resolve().parent.parent / "data" / "hexadoku.csv"
+    hard = next(line.split(",")[1] for line in published.read_text().splitlines()
+                if line.startswith("hard1,"))
+    options = ["--boxsize", "4", "--alphabet", "0123456789ABCDEF"]
+    done = runner.invoke(app, ["solve", *options, "--max-nodes", "100000", hard])
+    assert done.exit_code == 1 and "budget_exceeded" in done.stdout
+    assert done.stderr.startswith("hint: 1 puzzle ran out of the node budget (100,000 nodes); "
+                                  "--rules singles")
+    assert "search nodes:     35" in runner.invoke(app, ["solve", *options, "--rules", "singles",
+                                                         hard]).stdout
