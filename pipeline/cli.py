@@ -542,7 +542,7 @@ def summarize_command(
     from pipeline.summary import format_summary, incomplete_message, summarize
 
     summary = summarize(directory, write=write)
-    typer.echo(json.dumps(summary.to_json(), indent=2) if as_json else format_summary(summary))
+    typer.echo(summary.to_json() if as_json else format_summary(summary))
     if not summary.complete:
         return Ending(error=incomplete_message(summary), incomplete=True)
     return Ending()
@@ -557,7 +557,7 @@ def _summarize_view(directory: str, hardest: int | None, as_json: bool) -> Endin
     labels = summaries.input_labels(run.paths)
     if hardest is None:
         found, complete = summaries.duplicates_in(directory)
-        text = (json.dumps({kind: dup.to_json() for kind, dup in found.items()}, indent=2)
+        text = (json.dumps({kind: dup.to_dict() for kind, dup in found.items()}, indent=2)
                 if as_json else summaries.format_duplicates(found, labels))
     else:
         hards, _, complete = summaries.hardest_in(directory, hardest)
@@ -590,7 +590,7 @@ def _summarize_by(directory: str, column: str, as_json: bool) -> Ending:
     from pipeline.summary import finish_advice, format_groups, summarize_by
 
     grouped = summarize_by(directory, column)
-    typer.echo(json.dumps(grouped.to_json(), indent=2) if as_json else format_groups(grouped))
+    typer.echo(json.dumps(grouped.to_dict(), indent=2) if as_json else format_groups(grouped))
     if not grouped.complete:
         return Ending(error=f"the run in {directory} is incomplete: these numbers count only the "
                       f"rows solved so far; {finish_advice(grouped.command)}", incomplete=True)

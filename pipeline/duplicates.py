@@ -41,13 +41,13 @@ class DuplicateClass:
     where: tuple[tuple[str, int], ...]
     inputs: dict[str, int]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "rows": self.rows,
                 "where": [{"source": source, "row": row} for source, row in self.where],
                 "inputs": self.inputs}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DuplicateClass:
+    def from_dict(cls, data: dict[str, Any]) -> DuplicateClass:
         return cls(data["value"], data["rows"],
                    tuple((w["source"], w["row"]) for w in data["where"]), dict(data["inputs"]))
 
@@ -65,17 +65,17 @@ class Duplicates:
     largest: tuple[DuplicateClass, ...]
     shared: dict[tuple[str, ...], int]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"column": self.column, "rows": self.rows, "distinct": self.distinct,
                 "repeated": self.repeated,
-                "largest_classes": [found.to_json() for found in self.largest],
+                "largest_classes": [found.to_dict() for found in self.largest],
                 "shared": [{"inputs": list(inputs), "classes": classes}
                            for inputs, classes in self.shared.items()]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Duplicates:
+    def from_dict(cls, data: dict[str, Any]) -> Duplicates:
         return cls(data["column"], data["rows"], data["distinct"], data["repeated"],
-                   tuple(DuplicateClass.from_json(c) for c in data["largest_classes"]),
+                   tuple(DuplicateClass.from_dict(c) for c in data["largest_classes"]),
                    {tuple(s["inputs"]): s["classes"] for s in data["shared"]})
 
 

@@ -66,7 +66,7 @@ class PartInfo:
     def placed(self) -> bool:
         return self.first_row >= 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The footer's record of it: a part of inputs without the draws (as before them)."""
         found = asdict(self)
         if not self.draws:
@@ -137,7 +137,7 @@ def write_part(
 
     table = table.replace_schema_metadata({
         RUN_KEY: json.dumps(record, sort_keys=True).encode(),
-        PART_KEY: json.dumps(info.to_json()).encode(),
+        PART_KEY: json.dumps(info.to_dict()).encode(),
     })
     plain = {name for name in plain_columns if name}
 

@@ -115,15 +115,15 @@ class RunRecord:
         """The record of a run starting here and now."""
         return cls(__version__, versions(), code_digest(), settings, tuple(inputs), generation)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         generated = {} if self.generation is None else {"generation": self.generation.to_dict()}
         return {"version": self.version, "versions": self.versions, "code": self.code,
                 "settings": self.settings.to_dict(),
                 "inputs": [asdict(entry) for entry in self.inputs], **generated}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RunRecord:
-        """The record ``to_json`` wrote; KeyError, TypeError or ValueError when it is not one.
+    def from_dict(cls, data: dict[str, Any]) -> RunRecord:
+        """The record ``to_dict`` wrote; KeyError, TypeError or ValueError when it is not one.
         Settings this version does not know are left out (the fingerprint tells such a run
         apart by its version and code anyway)."""
         known = {key: tuple(value) if isinstance(value, list) else value
@@ -142,7 +142,7 @@ class RunRecord:
     @functools.cached_property
     def identity(self) -> str:
         """A digest of the whole record: the parts of this run, and only they, carry it."""
-        text = json.dumps(self.to_json(), sort_keys=True).encode()
+        text = json.dumps(self.to_dict(), sort_keys=True).encode()
         return hashlib.sha256(text).hexdigest()[:32]
 
     def part_record(self, file_index: int) -> dict[str, Any]:

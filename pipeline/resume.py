@@ -278,7 +278,7 @@ def coverage(infos: list[PartInfo], sources: list[str]) -> Coverage:
 
 def write_manifest(directory: str, schema: pa.Schema, run: RunRecord) -> None:
     """The manifest: the parts' schema, with the run record in its metadata, and no rows."""
-    record = json.dumps(run.to_json(), sort_keys=True).encode()
+    record = json.dumps(run.to_dict(), sort_keys=True).encode()
     write_record(storage.join(directory, MANIFEST_FILE), schema, {RUN_KEY: record})
 
 
@@ -288,7 +288,7 @@ def read_manifest(directory: str) -> RunRecord | None:
     path = storage.join(directory, MANIFEST_FILE)
     try:
         _, record = read_record(path, RUN_KEY)
-        return RunRecord.from_json(json.loads(record))
+        return RunRecord.from_dict(json.loads(record))
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError, AttributeError, PipelineError):

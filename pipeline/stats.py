@@ -211,7 +211,7 @@ class Percentiles:
         return cls(sum(histogram.values()), *(percentile(histogram, p) for p in PERCENTILES),
                    max(histogram, default=None))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"rows": self.rows, "p50": self.p50, "p90": self.p90, "p99": self.p99,
                 "max": self.max}
 
@@ -262,7 +262,7 @@ class Numbers:
         """The puzzles with a grade: unique or solved."""
         return sum(self.grade_ladder.values())
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "rows": self.rows,
             "status": self.status,
@@ -270,15 +270,15 @@ class Numbers:
             "ladder": self.ladder,
             "grade_ladder": self.grade_ladder,
             "search_depth_histogram": _json_histogram(self.search_depth_histogram),
-            "search_nodes": self.search_nodes.to_json(),
+            "search_nodes": self.search_nodes.to_dict(),
             "givens_histogram": _json_histogram(self.givens_histogram),
             "solution_matches": self.solution_matches,
-            "rating": self.rating.to_json(),
+            "rating": self.rating.to_dict(),
             "backdoor_size_histogram": _json_histogram(self.backdoor_size_histogram),
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Numbers:
+    def from_dict(cls, data: dict[str, Any]) -> Numbers:
         return cls(
             rows=data["rows"],
             status=dict(data["status"]),

@@ -80,7 +80,7 @@ class InputRows:
 
 @dataclass(frozen=True)
 class Summary:
-    """What a run did and found (SPEC section 4); ``to_json`` is the JSON the README documents."""
+    """What a run did and found (SPEC section 4); ``to_dict`` is the JSON the README documents."""
 
     complete: bool
     rows_in: int | None
@@ -125,17 +125,22 @@ class Summary:
         """A complete run whose rows were all solved by an earlier command."""
         return self.complete and self.resumed_rows == self.rows_out
 
-    def to_json(self) -> dict[str, Any]:
-        numbers = self.numbers.to_json()
+    def to_json(self) -> str:
+        """The summary as JSON text: what ``summarize --json`` prints."""
+        return json.dumps(self.to_dict(), indent=2)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as a dict of plain values (``to_json``'s)."""
+        numbers = self.numbers.to_dict()
         del numbers["rows"]
         return {
             "complete": self.complete,
             "rows": {"in": self.rows_in, "out": self.rows_out},
             **numbers,
             "duplicates": None if self.duplicates is None else {
-                kind: found.to_json() for kind, found in self.duplicates.items()},
+                kind: found.to_dict() for kind, found in self.duplicates.items()},
             "by_input": None if self.by_input is None else {
-                source: found.to_json() for source, found in self.by_input.items()},
+                source: found.to_dict() for source, found in self.by_input.items()},
             "wall_seconds": self.wall_seconds,
             "compile_seconds": self.compile_seconds,
             "puzzles_per_second": self.puzzles_per_second,
@@ -156,16 +161,16 @@ class Summary:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Summary:
-        numbers = Numbers.from_json({**data, "rows": data["rows"]["out"]})
+    def from_dict(cls, data: dict[str, Any]) -> Summary:
+        numbers = Numbers.from_dict({**data, "rows": data["rows"]["out"]})
         return cls(
             complete=data["complete"],
             rows_in=data["rows"]["in"],
             numbers=numbers,
             duplicates=None if data["duplicates"] is None else {
-                kind: Duplicates.from_json(found) for kind, found in data["duplicates"].items()},
+                kind: Duplicates.from_dict(found) for kind, found in data["duplicates"].items()},
             by_input=None if data["by_input"] is None else {
-                source: Numbers.from_json(found) for source, found in data["by_input"].items()},
+                source: Numbers.from_dict(found) for source, found in data["by_input"].items()},
             wall_seconds=data["wall_seconds"],
             compile_seconds=data.get("compile_seconds", 0.0),
             resumed_rows=data["resumed_rows"],
@@ -200,9 +205,9 @@ class Grouped:
     groups: dict[str, Numbers]
     command: str = "solve-dataset"  # the command that wrote the run
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {"by": self.by, "complete": self.complete,
-                "groups": {name: numbers.to_json() for name, numbers in self.groups.items()}}
+                "groups": {name: numbers.to_dict() for name, numbers in self.groups.items()}}
 
 
 def build_summary(
@@ -308,7 +313,7 @@ def write_summary(directory: str | os.PathLike, summary: Summary) -> str:
     """Store ``summary`` in ``directory`` (``_summary.parquet``) atomically; its location."""
     directory = storage.location(directory)
     path = storage.join(directory, SUMMARY_FILE)
-    record = json.dumps(summary.to_json(), indent=2).encode()
+    record = json.dumps(summary.to_dict(), indent=2).encode()
     write_record(path, manifest_schema(directory), {SUMMARY_KEY: record})
     return path
 
@@ -556,7 +561,7 @@ def missing_rows(covered: Coverage, sources: list[str], reasons: Iterable[Missin
 def _previous_summary(directory: str) -> Summary | None:
     try:
         _, record = read_record(storage.join(directory, SUMMARY_FILE), SUMMARY_KEY)
-        return Summary.from_json(json.loads(record)) if record else None
+        return Summary.from_dict(json.loads(record)) if record else None
     except (OSError, ValueError, KeyError, TypeError, PipelineError):
         return None
 

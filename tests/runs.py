@@ -199,7 +199,7 @@ def rows(out: Path) -> pa.Table:
 def summary(out: Path) -> dict:
     """The stored summary (as JSON) without what depends on time, on where the output is, or
     on how this session ran (the settings of scope "session": workers, engine, time limit...)."""
-    found = read_summary(out).to_json()
+    found = read_summary(out).to_dict()
     for key in (*TIMING, "workers", "engine"):
         found.pop(key, None)
     found["output"].pop("directory")

@@ -65,7 +65,7 @@ def run(inputs: list[Path], output: Path, **settings) -> dict:
 
 def comparable(summary) -> dict:
     """The summary's numbers (the output directory's name differs, its part count must not)."""
-    found = summary.to_json()
+    found = summary.to_dict()
     numbers = {key: value for key, value in found.items() if key not in RUN_KEYS}
     return {**numbers, "output": found["output"]["parts"]}
 

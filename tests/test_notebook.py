@@ -3,6 +3,8 @@ that polars, pyarrow and DuckDB read as one dataset without a glob."""
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import polars as pl
 import pyarrow as pa
@@ -111,3 +113,14 @@ def test_read_run_of_an_incomplete_run_says_so_unless_allowed(tmp_path):
                        "allow_incomplete=True"):
         pipeline.read_run(out)
     assert pipeline.read_run(out, allow_incomplete=True).collect().height == 149
+
+
+def test_the_summary_as_a_dict_and_as_json_text(two_inputs_run, cli):
+    """Issue 33.8: read_summary(...).to_json() returned a dict. to_dict gives the dict,
+    to_json the text that summarize --json prints."""
+    _, out = two_inputs_run
+    summary = pipeline.read_summary(out)
+    assert isinstance(summary.to_dict(), dict) and isinstance(summary.to_json(), str)
+    assert json.loads(summary.to_json()) == summary.to_dict()
+    printed = json.loads(cli("summarize", out, "--json").stdout)
+    assert printed["rows"] == summary.to_dict()["rows"]  # recomputed: its times differ

@@ -124,7 +124,7 @@ def rows(folder: Path) -> pa.Table:
 
 
 def numbers(summary) -> dict:
-    return {key: value for key, value in summary.to_json().items() if key not in PLACES}
+    return {key: value for key, value in summary.to_dict().items() if key not in PLACES}
 
 
 def test_a_run_from_s3_to_s3_equals_the_local_run(tmp_path, s3, bucket, local_inputs):
