@@ -60,10 +60,13 @@ from pipeline.summary import (
     build_summary,
     by_input_of,
     duplicates_of,
+    finish_advice,
+    run_parts,
     summarize,
     tally_of,
     write_summary,
 )
+from pipeline.text import escaped
 from pipeline.warm_up import announce_compiling, load_solver
 from pipeline.work import Unit, to_ipc
 
@@ -182,10 +185,11 @@ def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
               settings: Settings) -> Plan:
     """Inspect and hash the inputs, choose the batch size, then open the output directory
     (see the module)."""
+    inputs, parts = runs_as_parts(inputs)
     sources = [
         inspect_input(path, column=settings.column, solution_column=settings.solution_column,
                       delimiter=settings.delimiter, casts=casts_of(settings),
-                      reserved=RESULT_NAMES)
+                      reserved=RESULT_NAMES, leave_out=RESULT_NAMES if path in parts else ())
         for path in find_inputs(inputs)
     ]
     _check_casts(sources, casts_of(settings))
@@ -204,6 +208,29 @@ def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
     if out.resumed:
         _warn_about_kept_settings(out.run.settings, settings)
     return Plan(sources, out, output_schema(input_schema), settings, estimates, compile_seconds)
+
+
+def runs_as_parts(inputs: Sequence[str | os.PathLike]) -> tuple[list[str], set[str]]:
+    """``inputs``, each output directory of a run (one holding a manifest: a solve-dataset or
+    generate run) replaced by its parts in run order; and the set of those parts, whose result
+    columns are left out when they are read (the run's own input columns are the dataset: a
+    part named as a file keeps them, as ``input_*`` columns)."""
+    found: list[str] = []
+    parts: set[str] = set()
+    for given in inputs:
+        path = storage.location(given)
+        if storage.kind(path) != "directory" or storage.kind(
+                storage.join(path, MANIFEST_FILE)) != "file":
+            found.append(path)
+            continue
+        run, infos = run_parts(path)
+        if not coverage(infos, run.paths).complete:
+            raise PipelineError(f"input {escaped(path)} is a run that is not complete: "
+                                f"{finish_advice(run.command)} first, or name its parts")
+        named = [storage.join(path, info.name) for info in infos]
+        found += named
+        parts.update(named)
+    return found, parts
 
 
 def auto_batch_rows(source: InputFile, settings: Settings, rows: int | None,

@@ -278,3 +278,31 @@ def test_summarize_notices_a_missing_part(tmp_path, cli):
     assert result.stderr.startswith(f"error: the run in {tmp_path / 'out'} is incomplete: ")
     assert "3 rows in 1 batch(es)" in result.stderr and "rerun the solve-dataset command" in (
         result.stderr)
+
+
+def test_a_run_given_as_input_reads_as_the_dataset_it_is(tmp_path, cli):
+    """Issue 33.1: `solve-dataset generated/` failed on the run's manifest, and its parts named
+    by hand came back with 20 columns renamed input_*. A run's directory reads as its parts,
+    in order, without the pipeline's own result columns; named by hand, they keep them."""
+    generated, again = tmp_path / "generated", tmp_path / "again"
+    assert cli("generate", "--count", "30", "--seed", "5", "-o", generated, "-q").exit_code == 0
+    done = cli("solve-dataset", generated, "-o", again, "-q", "--workers", "1")
+    assert done.exit_code == 0, done.stderr
+    first, second = pl.read_parquet(generated / "*.parquet"), pl.read_parquet(again / "*.parquet")
+    assert second.columns == first.columns  # puzzle, solution, draw, then the result columns
+    assert second.select("puzzle", "solution", "draw", "grade").equals(
+        first.select("puzzle", "solution", "draw", "grade"))
+    assert second["solution_matches"].all()
+    by_hand = cli("solve-dataset", *sorted(generated.glob("part-*.parquet")), "-o",
+                  tmp_path / "by-hand", "-q", "--workers", "1")
+    assert by_hand.exit_code == 0
+    assert "input_grade" in pl.read_parquet(tmp_path / "by-hand" / "*.parquet").columns
+
+
+def test_a_stopped_run_given_as_input_is_one_line(tmp_path, cli):
+    generated = tmp_path / "generated"
+    assert cli("generate", "--count", "30", "--seed", "5", "-o", generated, "-q").exit_code == 0
+    sorted(generated.glob("part-*.parquet"))[-1].unlink()
+    done = cli("solve-dataset", generated, "-o", tmp_path / "again", "-q")
+    assert done.exit_code == 2
+    assert "is a run that is not complete: rerun the generate command" in done.stderr

@@ -98,6 +98,7 @@ def inspect_input(
     delimiter: str = "",
     casts: dict[str, str] | None = None,
     reserved: Iterable[str] = (),
+    leave_out: Iterable[str] = (),
 ) -> InputFile:
     """Read the header (CSV), metadata (Parquet) or first lines (txt) of ``path``.
 
@@ -105,8 +106,9 @@ def inspect_input(
     ("" means: find them by name); ``delimiter`` separates a CSV file's fields ("" means: by
     its name); ``casts`` ({column: type name}) are columns to read as another type;
     ``reserved`` are output column names: an input column with one of those names
-    is passed through as ``input_<name>``. Every column of the output must have its own name,
-    so duplicated names are refused here.
+    is passed through as ``input_<name>``, unless it is one of ``leave_out``, which are not
+    read at all (Parquet only: the result columns of a run's parts read as an input). Every
+    column of the output must have its own name, so duplicated names are refused here.
     """
     path = storage.location(path)
     reader = reader_of(path)
@@ -115,11 +117,16 @@ def inspect_input(
         raise PipelineError(f"input file is empty: {escaped(path)} (remove it from the inputs)")
     delimiter = delimiter or reader.default_delimiter(path)
     schema, rows = reader.inspect(path, delimiter)
+    left_out = set(leave_out) & set(schema.names)
+    read = None
+    if left_out:
+        schema = pa.schema([field for field in schema if field.name not in left_out])
+        read = tuple(schema.names)
     layout = column_layout(path, schema, puzzle_column=reader.fixed_puzzle_column(),
                            column=column, solution_column=solution_column, casts=casts,
                            reserved=reserved)
     return InputFile(path, reader.name, layout.schema, layout.puzzle, layout.solution,
-                     layout.renames, stamp.size, rows, stamp, delimiter)
+                     layout.renames, stamp.size, rows, stamp, delimiter, read)
 
 
 def read_batches(

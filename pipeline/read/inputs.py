@@ -54,7 +54,8 @@ class InputFile:
     solution column as its text); ``puzzle_column`` and ``solution_column`` are names in
     it; ``rows`` is known up front only for Parquet; ``stamp`` is the file as inspected
     (size, modification time...), against which reading checks that it did not change;
-    ``delimiter`` separates the fields of a CSV file.
+    ``delimiter`` separates the fields of a CSV file; ``columns`` are the file's columns read
+    (a Parquet file may leave some out), all of them when None.
     """
 
     path: str
@@ -67,6 +68,7 @@ class InputFile:
     rows: int | None
     stamp: storage.Stamp
     delimiter: str = ""
+    columns: tuple[str, ...] | None = None  # the file's columns read (None: all of them)
 
     @property
     def gzipped(self) -> bool:

@@ -45,6 +45,7 @@ class ParquetReader(Reader):
         # adds system time.
         with (storage.arrow_source(source.path) as where,
               pq.ParquetFile(where, pre_buffer=False) as file):
-            for batch in file.iter_batches(batch_size=batch_size, use_threads=False):
+            for batch in file.iter_batches(batch_size=batch_size, columns=source.columns,
+                                           use_threads=False):
                 yield batch.replace_schema_metadata(None)
         check_unchanged(source)
