@@ -316,13 +316,13 @@ def test_a_truncated_gzip_file_is_a_clean_error(cli, tmp_path):
 
 
 def _gzip_with_a_corrupt_header() -> bytes:
-    data = bytearray(gzip.compress((EASY + "\n").encode()))
+    data = bytearray(gzip.compress((EASY + "\n").encode(), mtime=0))
     data[3] = 0xFF  # every flag set: extra fields, a name and a comment that never end
     return bytes(data)
 
 
 def _gzip_with_a_corrupt_body() -> bytes:
-    data = bytearray(gzip.compress(((EASY + "\n") * 50).encode()))
+    data = bytearray(gzip.compress(((EASY + "\n") * 50).encode(), mtime=0))
     data[12] ^= 0xFF
     return bytes(data)
 
@@ -332,7 +332,7 @@ def _gzip_with_a_corrupt_body() -> bytes:
     (b"not gzip at all\n", "Not a gzipped file"),
     (_gzip_with_a_corrupt_header(), "cannot read"),
     (_gzip_with_a_corrupt_body(), "cannot read"),
-])
+], ids=["not gzip", "corrupt header", "corrupt body"])
 def test_a_gz_input_that_is_not_gzip_is_one_line(cli, tmp_path, suffix, data, words):
     """Issue 29.3: a .txt.gz that is not gzip, or whose header or data is corrupt, was a
     traceback (BadGzipFile, zlib.error) where the .csv.gz equivalent was one line."""
