@@ -408,6 +408,8 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
     except PipelineError as err:
         if _made_again(out, plan):  # rm -rf OUT (&& mkdir OUT): where err came from
             raise _directory_emptied(out, err) from None
+        if isinstance(err, PartMissing) and _parts_seen(out):  # the directory is shared:
+            raise _parts_lost(out, [err.unit.part]) from None  # the part was deleted under the run
         raise
     finally:
         bar.close()
@@ -500,12 +502,7 @@ def finish(plan: Plan, dispatched: Dispatched, *, wall_seconds: float) -> Summar
     _made_again(out, plan)
     lost = _lost_parts(out, dispatched)
     if lost:
-        shown = "; ".join(info.describe() for info in lost[:3])
-        raise RunIncomplete(
-            f"{len(lost)} part(s) of this run are no longer in {out.directory} as they were "
-            f"written ({shown}); was the directory changed during the run? rerun the same "
-            "command to solve them again"
-        )
+        raise _parts_lost(out, lost)
     missing = [_missing_entry(failure) for failure in dispatched.failures]
     infos = [info for _, info in sorted(dispatched.parts.items())]
     cut = batch_rows_of_inputs(infos)
@@ -542,6 +539,21 @@ def _rerun(settings: Settings) -> str:
     if settings.overwrite:
         return "rerun the same command without --overwrite (which starts over)"
     return "rerun the same command"
+
+
+def _parts_seen(out: Output) -> bool:
+    """Whether parts of this run are in its output directory as seen from here: then the
+    workers write where this process reads, and a part missing was deleted, not elsewhere."""
+    return any(belongs_to(footer, out.run) for footer in survey(out.directory).parts.values())
+
+
+def _parts_lost(out: Output, lost: list[PartInfo]) -> RunIncomplete:
+    shown = "; ".join(info.describe() for info in lost[:3])
+    return RunIncomplete(
+        f"{len(lost)} part(s) of this run are no longer in {out.directory} as they were "
+        f"written ({shown}); was the directory changed during the run? rerun the same "
+        "command to solve them again"
+    )
 
 
 def _lost_parts(out: Output, dispatched: Dispatched) -> list[PartInfo]:

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from pipeline.engines.local import LocalEngine
+from pipeline.errors import RunIncomplete
 from pipeline.resume import SUMMARY_FILE, read_manifest
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
@@ -95,6 +96,31 @@ def test_parts_lost_during_a_run_end_it_with_exit_3_and_the_same_command_repairs
     assert not (out / SUMMARY_FILE).exists()
 
     runs.assert_rerun_completes(args, out, reference)
+
+
+def solve_part_then_delete_it_on_batch_1(unit):
+    """``solve_part``, then (batch 1 only) the part deleted before the main process reads it back."""
+    stats = solve_part(unit)
+    if unit.part.batch_index == 1:
+        os.remove(unit.path)
+    return stats
+
+
+def test_a_part_deleted_before_it_is_read_back_is_a_lost_part_not_an_unshared_directory(
+    tmp_path, euler_txt
+):
+    """Seen under load: a part deleted between its write and its check was reported as an
+    output directory the workers do not share (exit 2) though the run's other parts were there
+    to see; it is a part lost during the run (exit 3), and the same command solves it again."""
+    out = tmp_path / "out"
+    settings = load_settings(workers=1, batch_size=3)
+    engine = LocalEngine(workers=1, function=solve_part_then_delete_it_on_batch_1)
+    with pytest.raises(RunIncomplete) as caught:
+        solve_dataset([euler_txt], out, settings, engine=engine, progress=False)
+    message = str(caught.value)
+    assert message.startswith(f"1 part(s) of this run are no longer in {out} "), message
+    assert "rows 3-5 of" in message and "rerun the same command to solve them again" in message
+    assert solve_dataset([euler_txt], out, settings, progress=False).rows_out == 9
 
 
 def remove_while_workers_write(out):
