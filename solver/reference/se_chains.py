@@ -35,7 +35,6 @@ from collections.abc import Callable, Iterator
 
 from solver.reference import se_rules
 from solver.reference.se_grid import (
-    DIGITS,
     HOUSE,
     KIND,
     REGIONS,
@@ -110,62 +109,108 @@ def length_bonus(complexity: int) -> float:
 
 # -- The implication rules -------------------------------------------------------------------------
 
+REGION_MASK = tuple(sum(1 << c for c in cells) for cells in REGIONS)
+MASKS_OF = tuple(tuple(REGION_MASK[r] for r in REGIONS_OF[c]) for c in range(81))
 
-def on_to_off(cands: list[int], p: Node, cell_rule: bool) -> list[Node]:
+
+class Board:
+    """The candidates as chains read them: per cell (``cands``, the grid's own list) and per
+    digit (``places[d]``, an 81-bit mask of the cells where d is a candidate). Walking a mask's
+    bits upwards visits a block's, row's or column's cells in SE's region order."""
+
+    __slots__ = ("grid", "cands", "places")
+
+    def __init__(self, grid: Grid) -> None:
+        self.grid = grid
+        self.cands = grid.cands
+        places = [0] * 10
+        for c, m in enumerate(grid.cands):
+            while m:
+                low = m & -m
+                places[low.bit_length() - 1] |= 1 << c
+                m ^= low
+        self.places = places
+
+    def remove(self, cell: int, digit: int) -> None:
+        self.cands[cell] &= ~(1 << digit)
+        self.places[digit] &= ~(1 << cell)
+
+    def saved(self) -> tuple[list[int], list[int]]:
+        return self.cands[:], self.places[:]
+
+    def restore(self, saved: tuple[list[int], list[int]]) -> None:
+        self.cands[:] = saved[0]
+        self.places[:] = saved[1]
+
+
+def bits(m: int) -> Iterator[int]:
+    """The set bits of a mask, lowest first."""
+    while m:
+        low = m & -m
+        yield low.bit_length() - 1
+        m ^= low
+
+
+def on_to_off(board: Board, p: Node, cell_rule: bool) -> list[Node]:
     """What an "on" candidate turns off: the cell's other candidates (if ``cell_rule``), then
     the digit in the block, row and column (each candidate once, first reason kept)."""
-    out: dict[int, Node] = {}
+    out: list[Node] = []
     cell, d = p.cell, p.digit
     if cell_rule:
-        m = cands[cell]
-        for v in DIGITS:
-            if v != d and m >> v & 1:
-                n = Node(cell, v, False, [p], NAKED)
-                out[n.key] = n
-    bit = 1 << d
-    for kind, r in enumerate(REGIONS_OF[cell]):
-        for c in REGIONS[r]:
-            if c != cell and cands[c] & bit:
-                k = (c * 10 + d) * 2
-                if k not in out:
-                    out[k] = Node(c, d, False, [p], kind + 1)
-    return list(out.values())
+        m = board.cands[cell] & ~(1 << d)
+        while m:
+            low = m & -m
+            m ^= low
+            out.append(Node(cell, low.bit_length() - 1, False, [p], NAKED))
+    others = board.places[d] & ~(1 << cell)
+    cause = 0
+    for region in MASKS_OF[cell]:
+        cause += 1
+        m = others & region
+        others ^= m
+        while m:
+            low = m & -m
+            m ^= low
+            out.append(Node(low.bit_length() - 1, d, False, [p], cause))
+    return out
 
 
-def off_to_on(cands: list[int], p: Node, source: list[int] | None, offs: dict[int, Node],
-              cell_rule: bool, region_rule: bool) -> list[Node]:
+def off_to_on(board: Board, p: Node, source: tuple[list[int], list[int]] | None,
+              offs: dict[int, Node], cell_rule: bool, region_rule: bool) -> list[Node]:
     """What an "off" candidate turns on: the last other candidate of a bivalue cell (if
     ``cell_rule``), the other place of the digit in a region with two places (if
-    ``region_rule``). With a ``source`` grid (dynamic chains), the candidates removed since
-    then from that cell or region are extra parents."""
-    out: dict[int, Node] = {}
+    ``region_rule``). With a ``source`` (dynamic chains: the candidates when the chain
+    started), the candidates removed since from that cell or region are extra parents."""
+    out: list[Node] = []
     cell, d = p.cell, p.digit
     if cell_rule:
-        m = cands[cell]
+        m = board.cands[cell]
         if m.bit_count() == 2:
             other = lowest(m & ~(1 << d)) if m >> d & 1 else lowest(m)
             n = Node(cell, other, True, [p], NAKED)
             if source is not None:
-                gone = source[cell] & ~m
-                for v in DIGITS:
-                    if gone >> v & 1:
-                        n.parents.append(offs[(cell * 10 + v) * 2])
-            out[n.key] = n
+                for v in bits(source[0][cell] & ~m):
+                    n.parents.append(offs[(cell * 10 + v) * 2])
+            out.append(n)
     if region_rule:
-        bit = 1 << d
-        for kind, r in enumerate(REGIONS_OF[cell]):
-            cells = REGIONS[r]
-            places = [c for c in cells if cands[c] & bit]
-            if len(places) == 2:
-                other = places[1] if places[0] == cell else places[0]
-                n = Node(other, d, True, [p], kind + 1)
-                if source is not None:
-                    for c in cells:
-                        if source[c] & bit and not cands[c] & bit:
-                            n.parents.append(offs[(c * 10 + d) * 2])
-                if n.key not in out:
-                    out[n.key] = n
-    return list(out.values())
+        places = board.places[d]
+        me = 1 << cell
+        found = cause = 0
+        for region in MASKS_OF[cell]:
+            cause += 1
+            m = places & region
+            if m.bit_count() != 2:
+                continue
+            o = m ^ me if m & me else m & -m
+            if found & o:
+                continue  # the same cell through an earlier region: the first reason is kept
+            found |= o
+            n = Node(o.bit_length() - 1, d, True, [p], cause)
+            if source is not None:
+                for c in bits(source[1][d] & region & ~m):
+                    n.parents.append(offs[(c * 10 + d) * 2])
+            out.append(n)
+    return out
 
 
 def is_ancestor(child: Node, candidate: Node) -> bool:
@@ -403,40 +448,43 @@ class Chaining:
 
     # The hints of this rule on a grid, in SE's order (sorted, repeats out).
     def hints(self, grid: Grid) -> list[ChainHint]:
+        board = Board(grid)
         if self.multiple or self.dynamic:
             found = []
             for cell in range(81):
                 if not grid.values[cell]:
                     n = grid.cands[cell].bit_count()
                     if n > 2 or (n > 1 and self.dynamic):
-                        found.extend(self.cell_hints(grid, cell, n))
+                        found.extend(self.cell_hints(board, cell, n))
         else:
-            found = (self.loop_hints(grid, y=False, x=True) + self.loop_hints(grid, y=True, x=False)
-                     + self.loop_hints(grid, y=True, x=True))
+            found = (self.loop_hints(board, y=False, x=True)
+                     + self.loop_hints(board, y=True, x=False)
+                     + self.loop_hints(board, y=True, x=True))
         return _sorted_unique(found)
 
     # -- cycles and forcing chains (static, one assumption)
 
-    def loop_hints(self, grid: Grid, y: bool, x: bool) -> list[ChainHint]:
+    def loop_hints(self, board: Board, y: bool, x: bool) -> list[ChainHint]:
         result: list[ChainHint] = []
+        values, cands = board.grid.values, board.cands
         for cell in range(81):
-            if not grid.values[cell] and grid.cands[cell].bit_count() > 1:
-                for d in digits_of(grid.cands[cell]):
-                    self.unary_chaining(grid, Node(cell, d, True), result, y, x)
+            if not values[cell] and cands[cell].bit_count() > 1:
+                for d in digits_of(cands[cell]):
+                    self.unary_chaining(board, Node(cell, d, True), result, y, x)
         return result
 
-    def unary_chaining(self, grid: Grid, p_on: Node, result: list[ChainHint], y: bool,
+    def unary_chaining(self, board: Board, p_on: Node, result: list[ChainHint], y: bool,
                        x: bool) -> None:
-        cands = grid.cands
+        cands = board.cands
         if cands[p_on.cell].bit_count() > 2 and not x:
             return  # Y-cycles start from bivalue cells only
         cycles: list[Node] = []
         chains: list[Node] = []
-        self.cycles(cands, {p_on.key: p_on}, {}, y, x, cycles, p_on)
+        self.cycles(board, {p_on.key: p_on}, {}, y, x, cycles, p_on)
         if x:
-            self.forcing_chains(cands, {p_on.key: p_on}, {}, y, chains, p_on)
+            self.forcing_chains(board, {p_on.key: p_on}, {}, y, chains, p_on)
             p_off = Node(p_on.cell, p_on.digit, False)
-            self.forcing_chains(cands, {}, {p_off.key: p_off}, y, chains, p_off)
+            self.forcing_chains(board, {}, {p_off.key: p_off}, y, chains, p_off)
         for dst_on in cycles:
             hint = self.cycle_hint(cands, dst_on, reversed_cycle(dst_on), y, x)
             if hint.removals:
@@ -446,7 +494,7 @@ class Chaining:
                                     target, x=x, y=y))
 
     @staticmethod
-    def cycles(cands, to_on, to_off, y, x, cycles, source) -> None:
+    def cycles(board, to_on, to_off, y, x, cycles, source) -> None:
         """SE's breadth-first search for cycles back to ``source`` (length 4 or more)."""
         pending_on, pending_off = deque(to_on.values()), deque(to_off.values())
         length = 0
@@ -454,14 +502,14 @@ class Chaining:
             length += 1
             while pending_on:
                 p = pending_on.popleft()
-                for off in on_to_off(cands, p, y):
+                for off in on_to_off(board, p, y):
                     if not is_ancestor(p, off):
                         pending_off.append(off)
                         to_off[off.key] = off  # replaces an earlier version, as SE's set does
             length += 1
             while pending_off:
                 p = pending_off.popleft()
-                for on in off_to_on(cands, p, None, to_off, y, x):
+                for on in off_to_on(board, p, None, to_off, y, x):
                     if length >= 4 and on.key == source.key:
                         cycles.append(on)
                     if on.key not in to_on:
@@ -469,14 +517,14 @@ class Chaining:
                         to_on[on.key] = on
 
     @staticmethod
-    def forcing_chains(cands, to_on, to_off, y, chains, source) -> None:
+    def forcing_chains(board, to_on, to_off, y, chains, source) -> None:
         """Chains from ``source`` to its own opposite (so the opposite holds)."""
         pending_on, pending_off = deque(to_on.values()), deque(to_off.values())
         found = {p.key for p in chains}
         while pending_on or pending_off:
             while pending_on:
                 p = pending_on.popleft()
-                for off in on_to_off(cands, p, y):
+                for off in on_to_off(board, p, y):
                     if off.key + 1 == source.key and off.key not in found:
                         found.add(off.key)
                         chains.append(off)
@@ -485,7 +533,7 @@ class Chaining:
                         to_off[off.key] = off
             while pending_off:
                 p = pending_off.popleft()
-                for on in off_to_on(cands, p, None, to_off, y, True):
+                for on in off_to_on(board, p, None, to_off, y, True):
                     if on.key - 1 == source.key and on.key not in found:
                         found.add(on.key)
                         chains.append(on)
@@ -516,7 +564,8 @@ class Chaining:
 
     # -- multiple and dynamic forcing chains (binary, cell and region)
 
-    def cell_hints(self, grid: Grid, cell: int, n: int) -> list[ChainHint]:
+    def cell_hints(self, board: Board, cell: int, n: int) -> list[ChainHint]:
+        grid = board.grid
         result: list[ChainHint] = []
         value_to_on: dict[int, dict[int, Node]] = {}
         value_to_off: dict[int, dict[int, Node]] = {}
@@ -528,10 +577,10 @@ class Chaining:
             on_to_off: dict[int, Node] = {}
             double = n >= 3 and not self.nishio and self.dynamic
             contradiction = self.dynamic or self.nishio
-            self.binary_chaining(grid, p_on, p_off, result, on_to_on, on_to_off, double,
+            self.binary_chaining(board, p_on, p_off, result, on_to_on, on_to_off, double,
                                  contradiction)
             if not self.nishio:
-                self.region_chainings(grid, result, cell, d, on_to_on, on_to_off)
+                self.region_chainings(board, result, cell, d, on_to_on, on_to_off)
             value_to_on[d], value_to_off[d] = on_to_on, on_to_off
             if cell_to_on is None:
                 cell_to_on, cell_to_off = dict(on_to_on), dict(on_to_off)
@@ -548,17 +597,18 @@ class Chaining:
                                                 source=Node(cell, 0, True)))
         return result
 
-    def binary_chaining(self, grid, p_on, p_off, result, on_to_on, on_to_off, double,
+    def binary_chaining(self, board, p_on, p_off, result, on_to_on, on_to_off, double,
                         contradiction) -> None:
+        grid = board.grid
         off_to_on: dict[int, Node] = {}
         off_to_off: dict[int, Node] = {}
         on_to_on[p_on.key] = p_on
-        absurd = self.propagate(grid, on_to_on, on_to_off)
+        absurd = self.propagate(board, on_to_on, on_to_off)
         if contradiction and absurd is not None:  # p cannot be on
             result.append(ChainHint(BINARY, self, {p_on.cell: 1 << p_on.digit}, list(absurd),
                                     Node(p_on.cell, p_on.digit, False), absurd=True, source=p_on))
         off_to_off[p_off.key] = p_off
-        absurd = self.propagate(grid, off_to_on, off_to_off)
+        absurd = self.propagate(board, off_to_on, off_to_off)
         if contradiction and absurd is not None:  # p cannot be off
             removals = _removals_on(grid.cands, p_off)
             if removals:
@@ -579,7 +629,8 @@ class Chaining:
                     result.append(ChainHint(BINARY, self, {q.cell: 1 << q.digit}, [p, q], p,
                                             source=p_off))
 
-    def region_chainings(self, grid, result, cell, d, on_to_on, on_to_off) -> None:
+    def region_chainings(self, board, result, cell, d, on_to_on, on_to_off) -> None:
+        grid = board.grid
         for r in REGIONS_OF[cell]:
             positions = grid.positions(r, d)
             count = positions.bit_count()
@@ -601,7 +652,7 @@ class Chaining:
                 else:
                     o = Node(other, d, True)
                     other_on, other_off = {o.key: o}, {}
-                    self.propagate(grid, other_on, other_off)
+                    self.propagate(board, other_on, other_off)
                     pos_to_on[i], pos_to_off[i] = other_on, other_off
                     region_on = {k: v for k, v in region_on.items() if k in other_on}
                     region_off = {k: v for k, v in region_off.items() if k in other_off}
@@ -613,13 +664,12 @@ class Chaining:
                         result.append(ChainHint(REGION, self, removals, chains, chains[0],
                                                 region=r, digit=d))
 
-    def propagate(self, grid: Grid, to_on: dict[int, Node],
+    def propagate(self, board: Board, to_on: dict[int, Node],
                   to_off: dict[int, Node]) -> tuple[Node, Node] | None:
         """SE's doChaining: follow the implications of ``to_on`` and ``to_off`` (filled in),
         "on" candidates first, each in the order found. Returns (on, off) versions of a
         candidate found both on and off, or None. The grid is left as it was."""
-        cands = grid.cands
-        saved = cands[:]
+        saved = board.saved()
         source = saved if self.dynamic else None
         cell_rule = not self.nishio
         pending_on, pending_off = deque(to_on.values()), deque(to_off.values())
@@ -627,7 +677,7 @@ class Chaining:
             while pending_on or pending_off:
                 if pending_on:
                     p = pending_on.popleft()
-                    for off in on_to_off(cands, p, cell_rule):
+                    for off in on_to_off(board, p, cell_rule):
                         conj = off.key + 1
                         if conj in to_on:
                             return to_on[conj], off
@@ -636,9 +686,9 @@ class Chaining:
                             pending_off.append(off)
                 else:
                     p = pending_off.popleft()
-                    ons = off_to_on(cands, p, source, to_off, cell_rule, True)
+                    ons = off_to_on(board, p, source, to_off, cell_rule, True)
                     if self.dynamic:
-                        cands[p.cell] &= ~(1 << p.digit)
+                        board.remove(p.cell, p.digit)
                     for on in ons:
                         conj = on.key - 1
                         if conj in to_off:
@@ -647,13 +697,14 @@ class Chaining:
                             to_on[on.key] = on
                             pending_on.append(on)
                 if not pending_on and not pending_off and self.level > 0:
-                    for off in self.advanced(grid, Grid(grid.values, saved), to_off):
+                    grid = board.grid
+                    for off in self.advanced(grid, Grid(grid.values, saved[0]), to_off):
                         if off.key not in to_off:
                             to_off[off.key] = off
                             pending_off.append(off)
             return None
         finally:
-            cands[:] = saved
+            board.restore(saved)
 
     # -- nested rules (levels 1..5)
 

@@ -23,6 +23,8 @@ except the direct hints, which are worth their placement.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
+from itertools import product
 
 from solver.reference.se_grid import (
     BLOCK,
@@ -420,23 +422,35 @@ def _exclusion_removals(grid: Grid, cells: Sequence[int], common: list[int]) -> 
     candidate per cell is not allowed if two cells that see each other get the same digit, or
     if it takes every candidate of one of the common excluders."""
     cands = grid.cands
-    allowed = [0] * len(cells)
+    masks = tuple(cands[c] for c in cells)
+    clashes = tuple((i, j) for i in range(len(cells)) for j in range(i + 1, len(cells))
+                    if masks[i] & masks[j] and cells[j] in HOUSE_SET[cells[i]])
+    allowed = _allowed(masks, tuple(sorted({cands[e] for e in common})), clashes)
+    return {c: masks[j] & ~allowed[j] for j, c in enumerate(cells) if masks[j] & ~allowed[j]}
 
-    def extend(i: int, chosen: list[int], used: int) -> None:
-        if i == len(cells):
-            if all(cands[e] & ~used for e in common):
-                for j, d in enumerate(chosen):
-                    allowed[j] |= 1 << d
-            return
-        for d in digits_of(cands[cells[i]]):
-            if any(chosen[j] == d and cells[j] in HOUSE_SET[cells[i]] for j in range(i)):
-                continue
-            chosen.append(d)
-            extend(i + 1, chosen, used | 1 << d)
-            chosen.pop()
 
-    extend(0, [], 0)
-    return {c: cands[c] & ~allowed[j] for j, c in enumerate(cells) if cands[c] & ~allowed[j]}
+@lru_cache(maxsize=1 << 16)
+def _allowed(masks: tuple[int, ...], excluders: tuple[int, ...],
+             clashes: tuple[tuple[int, int], ...]) -> tuple[int, ...]:
+    """For each cell, the candidates some allowed combination uses (a pure function of the
+    candidates, the excluders' candidates and which cells see each other: cached)."""
+    union = 0
+    for m in masks:
+        union |= m
+    if not clashes and all(e & ~union for e in excluders):
+        return masks  # every combination is allowed
+    allowed = [0] * len(masks)
+    for combo in product(*(digits_of(m) for m in masks)):
+        if any(combo[i] == combo[j] for i, j in clashes):
+            continue
+        used = 0
+        for d in combo:
+            used |= 1 << d
+        if any(not e & ~used for e in excluders):
+            continue
+        for j, d in enumerate(combo):
+            allowed[j] |= 1 << d
+    return tuple(allowed)
 
 
 def _pairs(n: int) -> Iterator[tuple[int, int]]:
@@ -452,7 +466,8 @@ def aligned_pair_exclusion(grid: Grid) -> Iterator[Hint]:
     bases, excluders = _exclusion_bases(grid, 2)
     for i, j in _pairs(len(bases)):
         cells = [bases[i], bases[j]]
-        common = [e for e in excluders[cells[0]] if e in excluders[cells[1]]]
+        second = set(excluders[cells[1]])
+        common = [e for e in excluders[cells[0]] if e in second]
         if len(common) >= 2:
             removals = _exclusion_removals(grid, cells, common)
             if removals:
@@ -466,6 +481,7 @@ def aligned_triplet_exclusion(grid: Grid) -> Iterator[Hint]:
     if len(bases) < 3:
         return
     base_set = set(bases)
+    excluder_sets = {c: set(e) for c, e in excluders.items()}
     for i, j in _pairs(len(bases)):
         c0, c1 = bases[i], bases[j]
         area = dict.fromkeys(excluders[c0])
@@ -473,7 +489,8 @@ def aligned_triplet_exclusion(grid: Grid) -> Iterator[Hint]:
         tails = [c for c in area if c in base_set and c not in (c0, c1)]
         for c2 in tails:
             cells = [c0, c1, c2]
-            common = [e for e in excluders[c0] if e in excluders[c1] and e in excluders[c2]]
+            common = [e for e in excluders[c0]
+                      if e in excluder_sets[c1] and e in excluder_sets[c2]]
             if len(common) >= 2:
                 removals = _exclusion_removals(grid, cells, common)
                 if removals:
