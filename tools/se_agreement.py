@@ -8,11 +8,13 @@ EP and ED are equal to serate's, within 0.2, within 0.5, and Spearman's rho; the
 set (median and max seconds per puzzle) and every disagreement (puzzle, ours, serate's).
 
     python tools/se_agreement.py /work/serate/truth/kaggle_300.tsv ... [--limit 60]
-        [--max-er 9.9] [--sample 100] [--out results.tsv] [--reuse results.tsv]
+        [--max-er 9.9] [--sample 100] [--out results.tsv] [--reuse results.tsv ...] [--reused-only]
 
 ``--out`` writes one row per puzzle rated (set, puzzle, serate's and our ER/EP/ED, seconds,
-status); ``--reuse`` takes the ratings of an earlier ``--out`` file instead of rating again
-(only rows rated ``ok`` or ``skip`` with the same limit or more are reused).
+status); ``--reuse`` takes the ratings of earlier ``--out`` files instead of rating again
+(only rows rated ``ok`` or ``skip`` with the same limit or more are reused); with
+``--reused-only`` nothing is rated: the tables cover the puzzles the ``--reuse`` files hold (a
+long run stopped part way is reported as far as it got).
 """
 
 from __future__ import annotations
@@ -122,16 +124,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=None, help="at most this many puzzles a set")
     ap.add_argument("--seed", type=int, default=20250601)
     ap.add_argument("--out", type=Path, default=None, help="write per-puzzle results here")
-    ap.add_argument("--reuse", type=Path, default=None, help="reuse an earlier --out file")
+    ap.add_argument("--reuse", type=Path, nargs="*", default=[], help="reuse earlier --out files")
+    ap.add_argument("--reused-only", action="store_true",
+                    help="rate nothing: report only the puzzles of the --reuse files")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     args = ap.parse_args(argv)
 
     reused: dict[tuple[str, str], dict] = {}
-    if args.reuse and args.reuse.exists():
-        with open(args.reuse, newline="") as f:
+    for path in args.reuse:
+        with open(path, newline="") as f:
             for r in csv.DictReader(f, delimiter="\t"):
-                if r["status"] == "ok" or (r["status"] == "skip"
-                                           and float(r["seconds"]) >= args.limit):
+                if r["status"] in ("ok", "diff") or (r["status"] == "skip"
+                                                     and float(r["seconds"]) >= args.limit):
                     reused[(r["set"], r["puzzle"])] = r
 
     out = None
@@ -151,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         for k, r in enumerate(rows, 1):
             puzzle = r["puzzle"]
             old = reused.get((name, puzzle))
+            if old is None and args.reused_only:
+                continue
             if old is not None:
                 ours = None if old["status"] == "skip" else tuple(float(old[m]) for m in MEASURES)
                 seconds = float(old["seconds"])
