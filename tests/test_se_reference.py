@@ -2,9 +2,10 @@
 
 ``tests/data/se/excerpt.tsv`` holds puzzles with the ER/EP/ED serate 2022.3.24 gave them (see
 ``tests/data/se/PROVENANCE.md``) and the techniques of its path (as SE names its hints, with how
-often each is applied). Every technique family of Sudoku Explainer but three (see FAMILIES and
-NOT_YET) is on at least one path. The fast rows run by default; the slow ones (a few seconds to
-half a minute each) with ``-m slow``.
+often each is applied). Every technique family of Sudoku Explainer but two (see FAMILIES) is on
+at least one path. The fast rows run by default; the slow ones (a few seconds to a few minutes
+each: the one with a nested chain, from the forum's hardest list, about 3.5 CPU minutes) with
+``-m slow``.
 """
 
 from __future__ import annotations
@@ -106,17 +107,12 @@ def test_rating_is_serates_hard(row):
     assert r.techniques == row["path"]
 
 
-# Families with no row yet: the puzzles whose path has a nested chain (levels 2-5) are the forum's
-# hardest, which serate rates in a minute or more and the reference in tens of minutes.
-NOT_YET = {"nested forcing chains"}
-
-
 def test_every_technique_family_is_on_a_path():
     covered = set()
     for r in ROWS:
         for technique in r["path"]:
             covered |= _family_of(technique)
-    assert covered | NOT_YET == set(FAMILIES), sorted(set(FAMILIES) - covered - NOT_YET)
+    assert covered == set(FAMILIES), sorted(set(FAMILIES) - covered)
 
 
 def test_the_fast_rows_cover_all_but_the_nested_chains():
