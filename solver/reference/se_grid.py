@@ -52,6 +52,11 @@ INDEX_IN: tuple[dict[int, int], ...] = tuple(
     {r: REGIONS[r].index(c) for r in REGIONS_OF[c]} for c in range(81))
 
 
+# For each cell, (region, bit of the cell in the region's position masks), block, row, column.
+SLOTS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple((r, 1 << INDEX_IN[c][r]) for r in REGIONS_OF[c]) for c in range(81))
+
+
 def _house(cell: int) -> tuple[int, ...]:
     seen: dict[int, None] = {}
     for r in REGIONS_OF[cell]:
@@ -104,7 +109,18 @@ def lowest(mask: int) -> int:
 def combinations(k: int, n: int) -> Iterator[tuple[int, ...]]:
     """The k-subsets of range(n) in Sudoku Explainer's order: by increasing bit pattern (the
     largest member varies slowest), which is the order its tuples, fish and exclusions are tried
-    in."""
+    in. Made once per (k, n): the set and fish rules ask for the same few thousands of times a
+    step inside nested chains."""
+    combos = _COMBINATIONS.get((k, n))
+    if combos is None:
+        combos = _COMBINATIONS[(k, n)] = tuple(_combinations(k, n))
+    return iter(combos)
+
+
+_COMBINATIONS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
+
+
+def _combinations(k: int, n: int) -> Iterator[tuple[int, ...]]:
     if k == 0:
         if n > 0:
             yield ()
@@ -177,6 +193,25 @@ class Grid:
             if cands[c] & bit:
                 m |= 1 << i
         return m
+
+    def position_table(self) -> list[list[int]]:
+        """``positions(r, d)`` of every region and digit at once, ``table[r][d]``: one pass over
+        the cells instead of one per region and digit (the rules that scan every region for
+        every digit build it once per call)."""
+        table = [[0] * 10 for _ in range(27)]
+        for c, m in enumerate(self.cands):
+            if not m:
+                continue
+            digits = []
+            while m:
+                low = m & -m
+                m ^= low
+                digits.append(low.bit_length() - 1)
+            for r, bit in SLOTS[c]:
+                row = table[r]
+                for d in digits:
+                    row[d] |= bit
+        return table
 
     def empty_count(self, region: int) -> int:
         values = self.values

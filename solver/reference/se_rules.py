@@ -91,13 +91,14 @@ def hidden_singles(grid: Grid) -> Iterator[Hint]:
     """Hidden Single: a digit has one place left in a region. 1.0 when it is the region's last
     empty cell, else 1.2 in a block and 1.5 in a row or column. SE looks at the last-cell case
     first (blocks, columns, rows), then at the others in the same order."""
+    table = grid.position_table()
     for last_cell in (True, False):
         for regions in SCAN:
             for r in regions:
                 if (grid.empty_count(r) == 1) != last_cell:
                     continue
                 for d in DIGITS:
-                    pos = grid.positions(r, d)
+                    pos = table[r][d]
                     if pos and not pos & (pos - 1):
                         cell = REGIONS[r][pos.bit_length() - 1]
                         difficulty = 1.0 if last_cell else 1.2 if KIND[r] == BLOCK else 1.5
@@ -121,9 +122,9 @@ LOCKING_ORDER = ((BLOCK_IDS, COLUMN_IDS), (BLOCK_IDS, ROW_IDS), (COLUMN_IDS, BLO
                  (ROW_IDS, BLOCK_IDS))
 
 
-def _locked_digits(grid: Grid) -> Iterator[tuple[int, int, int]]:
+def _locked_digits(grid: Grid, table: list[list[int]]) -> Iterator[tuple[int, int, int]]:
     """(base, cover, digit): the digit has two or more places in region ``base`` and all of them
-    lie where ``base`` meets ``cover``."""
+    lie where ``base`` meets ``cover`` (``table``: the grid's position table)."""
     for bases, covers in LOCKING_ORDER:
         for r1 in bases:
             for r2 in covers:
@@ -131,7 +132,7 @@ def _locked_digits(grid: Grid) -> Iterator[tuple[int, int, int]]:
                 if not inside:
                     continue
                 for d in DIGITS:
-                    pos = grid.positions(r1, d)
+                    pos = table[r1][d]
                     if pos & (pos - 1) and not pos & ~inside:
                         yield r1, r2, d
 
@@ -156,11 +157,12 @@ def _fish_parents(bases: Sequence[int], covers: Sequence[int], d: int):
 def direct_intersections(grid: Grid) -> Iterator[Hint]:
     """Direct Pointing (1.7) and Direct Claiming (1.9): a digit locked in the meeting of two
     regions leaves a hidden single in another region of the first one's type."""
-    for r1, r2, d in _locked_digits(grid):
+    table = grid.position_table()
+    for r1, r2, d in _locked_digits(grid, table):
         for r3 in (BLOCK_IDS if KIND[r1] == BLOCK else ROW_IDS if r1 in ROW_IDS else COLUMN_IDS):
             if r3 == r1 or not INSIDE[r3][r2]:
                 continue
-            pos3 = grid.positions(r3, d)
+            pos3 = table[r3][d]
             if not pos3 & (pos3 - 1):
                 continue
             outside = pos3 & ~INSIDE[r3][r2]
@@ -168,7 +170,7 @@ def direct_intersections(grid: Grid) -> Iterator[Hint]:
                 cell = REGIONS[r3][outside.bit_length() - 1]
                 pointing = KIND[r1] == BLOCK
                 yield Hint("Direct Pointing" if pointing else "Direct Claiming",
-                           1.7 if pointing else 1.9, in_region(r1, grid.positions(r1, d)), [d],
+                           1.7 if pointing else 1.9, in_region(r1, table[r1][d]), [d],
                            _locking_removals(grid, r1, r2, d), (cell, d),
                            f"{d} in {region_name(r1)} and {region_name(r2)}")
 
@@ -177,12 +179,13 @@ def intersections(grid: Grid) -> Iterator[Hint]:
     """Pointing (2.6: a block's digit confined to one row or column) and Claiming (2.8: a row's
     or column's digit confined to one block), then SE's Generalized Intersection (2.9), which on
     a 9 x 9 grid removes nothing that pointing or claiming has not already removed."""
-    for r1, r2, d in _locked_digits(grid):
+    table = grid.position_table()
+    for r1, r2, d in _locked_digits(grid, table):
         removals = _locking_removals(grid, r1, r2, d)
         if removals:
             pointing = KIND[r1] == BLOCK
             yield Hint("Pointing" if pointing else "Claiming", 2.6 if pointing else 2.8,
-                       in_region(r1, grid.positions(r1, d)), [d], removals, None,
+                       in_region(r1, table[r1][d]), [d], removals, None,
                        f"{d} in {region_name(r1)} and {region_name(r2)}",
                        _fish_parents([r1], [r2], d))
     yield from generalized_intersections(grid)
@@ -191,11 +194,12 @@ def intersections(grid: Grid) -> Iterator[Hint]:
 def generalized_intersections(grid: Grid) -> Iterator[Hint]:
     """Generalized Intersection (2.9): every place of a digit in a region (2 to 7 of them) sees
     a cell outside the region, which loses the digit."""
+    table = grid.position_table()
     for regions in SCAN:
         for r in regions:
             members = set(REGIONS[r])
             for d in DIGITS:
-                pos = grid.positions(r, d)
+                pos = table[r][d]
                 if not 1 < popcount(pos) < 8:
                     continue
                 cells = in_region(r, pos)
@@ -215,12 +219,13 @@ def generalized_intersections(grid: Grid) -> Iterator[Hint]:
 
 
 def _hidden_sets(grid: Grid, degree: int, direct: bool) -> Iterator[Hint]:
+    table = grid.position_table()
     for regions in SCAN:
         for r in regions:
             empty = grid.empty_count(r)
             if not (empty > 2 * degree or (direct and empty > degree)):
                 continue
-            positions = [0] + [grid.positions(r, d) for d in DIGITS]
+            positions = table[r]
             for combo in combinations(degree, 9):
                 values = [i + 1 for i in combo]
                 common = common_tuple([positions[v] for v in values], degree)
@@ -324,6 +329,7 @@ def fish(degree: int):
     the base lines first, then rows; tuples of lines outside, digits inside."""
     def rule(grid: Grid) -> Iterator[Hint]:
         occurrences = [0] + [grid.occurrences(d) for d in DIGITS]
+        table = grid.position_table()
         for base_lines, cover_lines in ((COLUMN_IDS, ROW_IDS), (ROW_IDS, COLUMN_IDS)):
             for combo in combinations(degree, 9):
                 bases = [base_lines[i] for i in combo]
@@ -331,13 +337,13 @@ def fish(degree: int):
                 for d in DIGITS:
                     if occurrences[d] + 2 * degree > 9:
                         continue
-                    common = common_tuple([grid.positions(b, d) for b in bases], degree)
+                    common = common_tuple([table[b][d] for b in bases], degree)
                     if common is None:
                         continue
                     covers = [cover_lines[i] for i in indexes(common)]
                     removals = {}
                     for line in covers:
-                        for c in in_region(line, grid.positions(line, d) & ~base_mask):
+                        for c in in_region(line, table[line][d] & ~base_mask):
                             removals[c] = 1 << d
                     if removals:
                         cells = [REGIONS[line][i] for line in covers for i in combo
