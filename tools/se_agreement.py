@@ -202,12 +202,27 @@ def main(argv: list[str] | None = None) -> int:
             print(summary_line(f"  ER {b}", by_band[b]))
 
     print("\nSeconds per puzzle (the reference, this machine)")
-    print(f"{'set':<24}{'n':>5}{'median':>9}{'max':>9}{'skipped':>9}")
-    for name in results.keys() | skipped.keys():
-        secs = [s for _, _, _, s in results.get(name, [])]
+    print(f"{'set / serate ER band':<24}{'n':>5}{'median':>9}{'max':>9}{'skipped':>9}")
+
+    def timing_line(label: str, secs: list[float], n_skipped: int) -> str:
         med = f"{statistics.median(secs):9.2f}" if secs else f"{'-':>9}"
         mx = f"{max(secs):9.2f}" if secs else f"{'-':>9}"
-        print(f"{name:<24}{len(secs):>5}{med}{mx}{len(skipped.get(name, [])):>9}")
+        return f"{label:<24}{len(secs):>5}{med}{mx}{n_skipped:>9}"
+
+    for name in sorted(results.keys() | skipped.keys()):
+        secs = [s for _, _, _, s in results.get(name, [])]
+        print(timing_line(name, secs, len(skipped.get(name, []))))
+    # Per band over all sets: the time grows with the rule that decides the rating.
+    band_secs: dict[str, list[float]] = defaultdict(list)
+    band_skipped: dict[str, int] = defaultdict(int)
+    for rs in results.values():
+        for _, _, t, s in rs:
+            band_secs[band(t[0])].append(s)
+    for rows in skipped.values():
+        for _, t, _ in rows:
+            band_skipped[band(t[0])] += 1
+    for b in sorted(band_secs.keys() | band_skipped.keys(), key=lambda s: float(s[:-2])):
+        print(timing_line(f"  ER {b}", band_secs.get(b, []), band_skipped.get(b, 0)))
 
     if any(skipped.values()):
         print(f"\nSkipped (over {args.limit:g} s): puzzle, serate ER/EP/ED")
