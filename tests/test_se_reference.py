@@ -2,8 +2,8 @@
 
 ``tests/data/se/excerpt.tsv`` holds puzzles with the ER/EP/ED serate 2022.3.24 gave them (see
 ``tests/data/se/PROVENANCE.md``) and the techniques of its path (as SE names its hints, with how
-often each is applied). Every technique family of Sudoku Explainer but two (see FAMILIES) is on
-at least one path. The fast rows run by default; the slow ones (a few seconds to a few minutes
+often each is applied). Every technique family of Sudoku Explainer but three (see FAMILIES) is
+on at least one path. The fast rows run by default; the slow ones (a few seconds to a few minutes
 each: the one with a nested chain, from the forum's hardest list, about 3.5 CPU minutes) with
 ``-m slow``.
 """
@@ -40,10 +40,11 @@ ROWS = _rows()
 FAST = [r for r in ROWS if r["speed"] == "fast"]
 SLOW = [r for r in ROWS if r["speed"] == "slow"]
 
-# Every family of SE's techniques, by the start of the names SE gives its hints. Two are left
-# out: no puzzle of the sets tried (about 3,000 rated, 1,700 hard ones scanned up to the chains)
-# has a Jellyfish (serate looks for one only while the digit is placed at most once) or a Direct
-# Claiming on its path; Jellyfish is the same rule as X-Wing and Swordfish at degree 4.
+# Every family of SE's techniques, by the start of the names SE gives its hints. Three are left
+# out: no puzzle of the sets tried (the ~1,000 of serate's truth sets, several thousand more
+# scanned up to the chains) has a Jellyfish (serate looks for one only while the digit is placed
+# at most once), a Hidden Quad or a Direct Claiming on its path. Jellyfish and Hidden Quad are the
+# rules of X-Wing/Swordfish and Hidden Pair/Triplet at degree 4 (docs/se-notes.md).
 FAMILIES = {
     "hidden single": ("Hidden Single",),
     "direct pointing": ("Direct Pointing",),
