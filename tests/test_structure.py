@@ -114,3 +114,17 @@ def test_every_example_reads_files_a_clone_has():
                and path not in ("PUZZLE",)
                and (path.startswith("..") or not (ROOT / path).exists())]  # ../shared: not a clone's
     assert not missing, missing
+
+
+def test_the_distribution_holds_every_package():
+    """``packages = ["solver", "pipeline"]`` left pipeline.engines and pipeline.read out of a
+    built wheel (an editable install hid it): every folder of Python code is a package the
+    build includes."""
+    from fnmatch import fnmatch
+
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    include = found["packages"]["find"]["include"]
+    folders = {path.parent for top in ("solver", "pipeline") for path in (ROOT / top).rglob("*.py")
+               if "__pycache__" not in path.parts}
+    names = sorted(".".join(folder.relative_to(ROOT).parts) for folder in folders)
+    assert names and all(any(fnmatch(name, pattern) for pattern in include) for name in names), names
