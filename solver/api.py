@@ -1,12 +1,12 @@
 """The public face of the solver: parse a puzzle, solve one or a batch, get SPEC section 3 numbers.
 
-``solve`` takes one puzzle string; ``solve_ascii`` takes a batch as an (n, 81) array of ASCII
-bytes (what the pipeline holds); ``solve_strings`` takes a sequence of strings.  Each takes a
+``solve`` takes one puzzle string; ``solve_ascii`` takes a batch as an (n, 81) array of ASCII bytes
+(what the pipeline holds); ``solve_strings`` takes a sequence of strings.  Each takes a
 ``SolveOptions`` (or its fields as keywords) and runs either implementation: ``"fast"`` (numba,
-``solver.fast`` and ``solver.fast_ladder``, imported on first use) or ``"reference"`` (Bird's
-equations, ``solver.bird`` and ``solver.ladder``); both give the same numbers, to the node.
-Besides SPEC section 3's columns they give section 5's ``grade`` (always) and, when
-``measures`` asks for them, ``rating`` and ``backdoor_size``.
+``solver.compiled.search_9x9`` and ``solver.compiled.measures_9x9``, imported on first use) or
+``"reference"`` (Bird's equations, ``solver.reference.bird`` and ``solver.reference.ladder``); both
+give the same numbers, to the node. Besides SPEC section 3's columns they give section 5's ``grade``
+(always) and, when ``measures`` asks for them, ``rating`` and ``backdoor_size``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver import bird, ladder
 from solver.grid import (
     BOXSIZE_OF_CELLS,
     ascii_rows,
@@ -32,6 +31,7 @@ from solver.grid import (
 )
 from solver.options import SolveOptions, check_choice, options_with
 from solver.records import MISSING, Difficulty, SearchColumns
+from solver.reference import bird, ladder
 from solver.vocabulary import GRADES, IMPLEMENTATIONS, STATUSES
 
 
@@ -160,12 +160,12 @@ def solve_grids(grids: np.ndarray, options: SolveOptions | None = None, *,
     if _implementation(implementation) == "reference":
         return _reference_grids(grids, options)
     if boxsize == 3:
-        from solver import fast
+        from solver.compiled import search_9x9
 
-        return fast.solve_grids(grids, options)
-    from solver import fast_any
+        return search_9x9.solve_grids(grids, options)
+    from solver.compiled import search
 
-    return fast_any.solve_grids(grids, options, boxsize)
+    return search.solve_grids(grids, options, boxsize)
 
 
 def solve_ascii(rows: np.ndarray, options: SolveOptions | None = None, *,
@@ -223,19 +223,19 @@ def solve_ascii(rows: np.ndarray, options: SolveOptions | None = None, *,
 def canonical_forms(grids: np.ndarray, valid: np.ndarray,
                     implementation: str = "fast") -> np.ndarray:
     """SPEC section 6's canonical form of each valid row of ``grids`` (9 x 9), as (n, 81)
-    ASCII bytes (zero bytes where ``valid`` is False): ``solver.canonical`` (numba) or, for the
-    reference implementation, ``solver.canonical_reference``, which walks the symmetries one
+    ASCII bytes (zero bytes where ``valid`` is False): ``solver.compiled.canonical`` (numba) or, for the
+    reference implementation, ``solver.reference.canonical``, which walks the symmetries one
     by one."""
     forms = np.zeros((len(grids), 81), np.uint8)
     if not valid.any():
         return forms
     if _implementation(implementation) == "reference":
-        from solver.canonical_reference import canonical_reference
+        from solver.reference.canonical import canonical_reference
 
         for i in np.flatnonzero(valid):
             forms[i] = np.frombuffer(canonical_reference(text_of(grids[i])).encode(), np.uint8)
         return forms
-    from solver.canonical import canonical_grids
+    from solver.compiled.canonical import canonical_grids
 
     forms[valid] = canonical_grids(grids[valid])
     return forms
@@ -293,7 +293,7 @@ def solve(puzzle: str, options: SolveOptions | None = None, *, implementation: s
 
 def explain(puzzle: str, options: SolveOptions | None = None, **changes) -> Iterator[ladder.Step]:
     """The path of one puzzle up the ladder (SPEC 5.1), rung by rung: what each rule removed, in
-    a solver's words, as the reference's rules (``solver.ladder.explain``) find it, up to
+    a solver's words, as the reference's rules (``solver.reference.ladder.explain``) find it, up to
     ``options.grade_limit``, step by step as they are found. The last step names the grade.
     ValueError (at once) for a text that is not a puzzle of a box size ``options.boxsize`` takes.
 
@@ -342,9 +342,9 @@ def difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
 
 def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
                      options: SolveOptions) -> Difficulty:
-    """``difficulty`` compiled: ``solver.fast_grade`` for the grade of every box size;
-    ``solver.fast_ladder`` for the rating and backdoor size of 9 x 9 puzzles,
-    ``solver.fast_measures`` for the other box sizes.
+    """``difficulty`` compiled: ``solver.compiled.grade`` for the grade of every box size;
+    ``solver.compiled.measures_9x9`` for the rating and backdoor size of 9 x 9 puzzles,
+    ``solver.compiled.measures`` for the other box sizes.
 
     The search has settled the first two rungs already (``prune_solvable``, ``singles_solvable``),
     and a singles-solvable puzzle has rating 0 and backdoor size 0: only the other rows reach
@@ -359,9 +359,9 @@ def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns
                                                 singles)[graded & settled]
     harder = graded & ~settled
     if harder.any():
-        from solver import fast_grade
+        from solver.compiled import grade
 
-        measured.grade[harder] = fast_grade.grades(grids[harder], boxsize, options.grade_limit)
+        measured.grade[harder] = grade.grades(grids[harder], boxsize, options.grade_limit)
     unique = status == UNIQUE
     harder = unique & ~settled
     if options.measured("rating"):
@@ -378,27 +378,27 @@ def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns
 
 def _ratings(grids: np.ndarray, options: SolveOptions, boxsize: int) -> np.ndarray:
     if boxsize == 3:
-        from solver import fast_ladder
+        from solver.compiled import measures_9x9
 
-        return fast_ladder.ratings(grids, options.rating_samples, options.max_nodes)
-    from solver import fast_measures
+        return measures_9x9.ratings(grids, options.rating_samples, options.max_nodes)
+    from solver.compiled import measures
 
-    return fast_measures.ratings(grids, boxsize, options.rating_samples, options.max_nodes)
+    return measures.ratings(grids, boxsize, options.rating_samples, options.max_nodes)
 
 
 def _backdoor_sizes(grids: np.ndarray, solutions: np.ndarray, boxsize: int) -> np.ndarray:
     if boxsize == 3:
-        from solver import fast_ladder
+        from solver.compiled import measures_9x9
 
-        return fast_ladder.backdoor_sizes(grids, solutions)
-    from solver import fast_measures
+        return measures_9x9.backdoor_sizes(grids, solutions)
+    from solver.compiled import measures
 
-    return fast_measures.backdoor_sizes(grids, solutions, boxsize)
+    return measures.backdoor_sizes(grids, solutions, boxsize)
 
 
 def _reference_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
                           options: SolveOptions) -> Difficulty:
-    """``difficulty`` with ``solver.ladder``, one puzzle at a time."""
+    """``difficulty`` with ``solver.reference.ladder``, one puzzle at a time."""
     measured = Difficulty.null(len(grids))
     for i in np.flatnonzero(np.isin(status, GRADED)):
         g = bird.read_mat(text_of(grids[i]))

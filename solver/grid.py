@@ -49,7 +49,8 @@ def unit_cells(boxsize: int) -> np.ndarray:
 
 @functools.cache
 def tables(boxsize: int = 3) -> Tables:
-    """The tables of box size ``boxsize`` (for 9 x 9 also the bit tables of ``solver.fast``)."""
+    """The tables of box size ``boxsize`` (for 9 x 9 also the bit tables of
+    ``solver.compiled.search_9x9``)."""
     n = boxsize * boxsize
     cells = n * n
     units = unit_cells(boxsize)

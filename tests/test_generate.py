@@ -18,11 +18,11 @@ from pipeline.generate_work import Draws, draw_table
 from pipeline.resume import SUMMARY_FILE
 from pipeline.settings import load_generation
 from pipeline.summary import read_summary
-from solver import generate as generate_module
-from solver.canonical_reference import canonical_reference as reference_canonical
-from solver.generate import candidates, orbits
+from solver.compiled import generate as generate_module
+from solver.compiled.generate import candidates, orbits
 from solver.grid import tables
 from solver.options import SolveOptions
+from solver.reference.canonical import canonical_reference as reference_canonical
 from solver.vocabulary import GRADES, SYMMETRIES
 from tests import runs
 

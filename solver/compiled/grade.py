@@ -1,7 +1,7 @@
 """SPEC 5.1's ``grade`` for any box size, compiled with numba: the first rung of the ladder whose
-closure solves the puzzle, the same as ``solver.ladder.grade``.
+closure solves the puzzle, the same as ``solver.reference.ladder.grade``.
 
-A matrix of choices is C masks of N bits (``solver.fast_any``'s propagation does the naked and
+A matrix of choices is C masks of N bits (``solver.compiled.search``'s propagation does the naked and
 hidden singles). What this module adds, each rule an elimination pass over the matrix:
 
 - **L**, locked candidates, over every place a box meets a line (b shared cells, the box's other
@@ -15,7 +15,7 @@ hidden singles). What this module adds, each rule an elimination pass over the m
   without c whose digits, d among them, are as many as they are). So one perfect matching and
   the cells each cell can reach by alternating paths give every elimination of every subset at
   once, in polynomial time, and a unit with no perfect matching is blocked (k cells allowing
-  fewer than k digits). ``solver.ladder`` enumerates the subsets, literally; the tests hold the
+  fewer than k digits). ``solver.reference.ladder`` enumerates the subsets, literally; the tests hold the
   two equal.
 
 - **F**, fish, per digit and orientation on N-bit masks of the cover lines of each base line;
@@ -48,10 +48,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.fast_any import popcount, propagate_fixpoint, seed_root, single, work_arrays
+from solver.compiled.kernels import (
+    lowest_bit_index,
+    popcount,
+    propagate_fixpoint,
+    seed_root,
+    single,
+    work_arrays,
+)
 from solver.grid import tables
 from solver.jit import compiled
-from solver.kernels import lowest_bit_index
 from solver.vocabulary import DEFAULT_GRADE_LIMIT, GRADES
 
 PRUNE, SINGLES, INTERSECTIONS, SUBSETS, FISH, WINGS, TRIAL, TRIAL2, SEARCH = range(len(GRADES))

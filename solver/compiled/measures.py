@@ -1,5 +1,6 @@
 """SPEC 5.2's ``rating`` and 5.3's ``backdoor_size`` for box sizes other than 3 (SPEC 7), with the
-search of ``solver.fast_any`` (9 x 9 puzzles have their own kernels, ``solver.fast_ladder``).
+search of ``solver.compiled.search`` (9 x 9 puzzles have their own kernels,
+``solver.compiled.measures_9x9``).
 
 Both are searches of whole batches: a rating searches the puzzle's K symmetric copies, each
 with ``rules = "singles"`` and ``max_solutions = 2``; a backdoor of k cells is found by
@@ -13,7 +14,7 @@ from itertools import combinations
 
 import numpy as np
 
-from solver import fast_any
+from solver.compiled import search
 from solver.options import SolveOptions
 from solver.symmetry import rating_copies
 
@@ -28,7 +29,7 @@ def ratings(grids: np.ndarray, boxsize: int, samples: int, max_nodes: int) -> np
                            boxsize=boxsize)
     out = np.empty(len(grids), np.float64)
     for i, grid in enumerate(grids):
-        found = fast_any.solve_grids(grid[copies], options, boxsize)
+        found = search.solve_grids(grid[copies], options, boxsize)
         out[i] = np.nan if found.budget_exceeded.any() else found.search_depth.mean()
     return out
 
@@ -47,7 +48,7 @@ def backdoor_sizes(grids: np.ndarray, solutions: np.ndarray, boxsize: int) -> np
             filled = np.repeat(grid[None, :], len(chosen), axis=0)
             rows = np.arange(len(chosen))[:, None]
             filled[rows, chosen] = solution[chosen]
-            if fast_any.solve_grids(filled, options, boxsize).singles_solvable.any():
+            if search.solve_grids(filled, options, boxsize).singles_solvable.any():
                 out[i] = size
                 break
     return out

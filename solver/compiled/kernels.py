@@ -1,19 +1,21 @@
-"""The fast search for any box size (SPEC section 7): Bird's search on masks of N bits, compiled
-with numba, a whole batch of one box size per call.
-
-It visits exactly the nodes of ``solver.bird.search`` and reports the same numbers, as
-``solver.fast`` does for 9 x 9 puzzles (which keeps its own kernels, tuned to 81 cells of 9-bit
-masks; this module serves 4 x 4, 16 x 16 and 25 x 25, and is tested on 9 x 9 against both):
+"""The kernel library every compiled part of the solver shares, for every box size: Bird's
+propagation on masks of N bits (SPEC sections 2, 3 and 7).
 
 - a matrix of choices is C = N * N masks (``int32``), bit ``d - 1`` set while digit ``d`` is
   possible; a unit's N cells and a cell's peers come from ``solver.grid.tables(boxsize)``;
-- ``fix prune`` at the root is computed by sweeps of per-unit masks of placed digits, below the
-  root by a queue of new singletons; hidden singles (rule set ``singles``) are found in the units
-  marked dirty (an array of flags: 3N units may be more than 64);
-- ``prune`` once is Bird's pass, literally: rows, then columns, then boxes;
-- the search is an explicit depth-first loop over a preallocated stack of C + 2 matrices.
+- ``seed_root`` computes ``fix prune`` at the root by sweeps of per-unit masks of placed
+  digits; ``propagate_fixpoint`` carries a matrix to the closure of naked singles (and, when
+  asked, hidden singles) from a queue of new singletons; hidden singles are looked for only in
+  the units marked dirty (an array of flags: 3N units may be more than 64);
+- ``prune_once`` is Bird's pass, literally: rows, then columns, then boxes;
+- ``propagate`` is step 1 of a search node, ``pick_cell`` SPEC section 2's choice of the cell
+  to expand;
+- ``lowest_bit_index`` and the clock are single machine instructions or calls.
 
-Everything is compiled lazily, with ``solver.jit``'s on-disk cache.
+``solver.compiled.search``, ``grade``, ``measures`` and ``generate`` build on these (9 x 9 has
+a measured specialisation beside them, ``solver.compiled.kernels_9x9``); ``solver.jit`` keys
+each module's cache to the source of the modules it imports, so an edit here recompiles every
+module built on it.
 """
 
 from __future__ import annotations
@@ -21,27 +23,40 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-from solver.grid import tables
 from solver.jit import compiled
-from solver.kernels import lowest_bit_index, now_ns
-from solver.options import SolveOptions
-from solver.records import SearchColumns
 
-__all__ = ["solve_grids"]
+# clock_gettime(CLOCK_MONOTONIC) through the C library by symbol name: ~20 ns a call, and unlike
+# a ctypes pointer it keeps the functions cacheable.
+_clock_gettime = types.ExternalFunction("clock_gettime", types.int32(types.int32, types.voidptr))
+CLOCK_MONOTONIC = 1
 
 
-def solve_grids(grids: np.ndarray, options: SolveOptions, boxsize: int) -> SearchColumns:
-    """Search every row of ``grids`` ((n, C) uint8 values, 0 = blank) of box size ``boxsize``
-    in one compiled call, with the variant and caps of ``options``."""
-    cells = boxsize**4
-    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, cells)
-    found = SearchColumns.empty(len(grids), cells)
-    shape = tables(boxsize)
-    _solve_batch(grids, found, options.max_solutions, options.max_nodes, options.prune_once,
-                 options.first_cell, options.hidden_singles, shape.units, shape.peers,
-                 shape.unit_of)
-    return found
+@intrinsic
+def _as_voidptr(typingctx, address):
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return types.voidptr(address), codegen
+
+
+@compiled
+def now_ns(timespec):
+    _clock_gettime(CLOCK_MONOTONIC, _as_voidptr(timespec.ctypes.data))
+    return timespec[0] * 1_000_000_000 + timespec[1]
+
+
+
+@intrinsic
+def lowest_bit_index(typingctx, x):
+    """The index of the lowest set bit of a nonzero int64 (LLVM's cttz)."""
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], cgutils.true_bit)  # true: x = 0 is never asked
+
+    return types.int64(types.int64), codegen
 
 
 # -- bits -------------------------------------------------------------------------------------
@@ -216,7 +231,7 @@ def blocked(matrix, units):
 
 
 @compiled(inline="always")
-def _prune_once(matrix, units):
+def prune_once(matrix, units):
     """Bird's ``prune`` (one pass): rows, then columns, then boxes; returns ``blocked``."""
     for unit in range(units.shape[0]):
         ones = np.int64(0)
@@ -257,14 +272,15 @@ def pick_cell(matrix, first_cell):
 
 
 @compiled(inline="always")
-def propagate(grid, matrix, seed, work, prune_once, hidden_singles, units, peers, unit_of, full):
+def propagate(grid, matrix, seed, work, prune_once_only, hidden_singles, units, peers, unit_of,
+              full):
     """Step 1 of a node: ``prune`` once, or to the fixpoint from the root's ``grid`` (``seed``
     < 0) or from a child's one newly fixed cell ``seed``. Returns blocked; a fixpoint root sets
     ``work.root_open[0]`` to the cells ``fix prune`` alone left open (-1: blocked)."""
-    if prune_once:
+    if prune_once_only:
         if seed < 0:
             load_choices(grid, matrix, full)
-        return _prune_once(matrix, units)
+        return prune_once(matrix, units)
     dirty = work.dirty
     if seed < 0:
         still_open = seed_root(grid, matrix, work.queue, work.placed, units, unit_of, full)
@@ -302,68 +318,6 @@ def contradictory(grid, units):
     return False
 
 
-@compiled
-def _solvable_by_propagation(grid, scratch, work, hidden_singles, units, peers, unit_of, full):
-    """``fix prune (choices g)`` (with ``hidden_singles``: and hidden singles) is complete and
-    unblocked."""
-    if propagate(grid, scratch, -1, work, False, hidden_singles, units, peers, unit_of, full):
-        return False
-    return pick_cell(scratch, True) < 0
-
-
-@compiled
-def search(grid, work, solution, max_solutions, max_nodes, prune_once, first_cell,
-            hidden_singles, units, peers, unit_of, full):
-    """Depth-first search from ``choices grid``, as SPEC section 2. Returns (n_solutions,
-    nodes, max_depth, budget_exceeded, root_complete)."""
-    stack, untried, chosen = work.stack, work.untried, work.chosen
-    n_solutions = 0
-    nodes = 0
-    max_depth = 0
-    budget_exceeded = False
-    root_complete = False
-    depth = 0
-    seed = -1
-    while True:
-        if nodes >= max_nodes:
-            budget_exceeded = True
-            break
-        nodes += 1
-        if depth > max_depth:
-            max_depth = depth
-        matrix = stack[depth]
-        untried[depth] = 0
-        if not propagate(grid, matrix, seed, work, prune_once, hidden_singles, units, peers,
-                          unit_of, full):
-            cell = pick_cell(matrix, first_cell)
-            if cell < 0:
-                if depth == 0:
-                    root_complete = True
-                n_solutions += 1
-                if n_solutions == 1:
-                    for c in range(matrix.shape[0]):
-                        solution[c] = lowest_bit_index(np.int64(matrix[c])) + 1
-                if n_solutions >= max_solutions:
-                    break
-            else:
-                chosen[depth] = cell
-                untried[depth] = matrix[cell]
-        # Move to the next child: the smallest untried digit of the nearest open level.
-        while depth >= 0 and untried[depth] == 0:
-            depth -= 1
-        if depth < 0:
-            break
-        rest = np.int64(untried[depth])
-        bit = rest & -rest
-        untried[depth] = rest & ~bit
-        cell = chosen[depth]
-        stack[depth + 1, :] = stack[depth, :]
-        stack[depth + 1, cell] = bit
-        depth += 1
-        seed = cell
-    return n_solutions, nodes, max_depth, budget_exceeded, root_complete
-
-
 class Work(NamedTuple):
     """The arrays a search works in, allocated once per batch (``work_arrays``)."""
 
@@ -382,43 +336,3 @@ def work_arrays(cells, n_units):
                 np.empty(cells + 2, np.int32), np.empty(2 * cells + 2, np.int32),
                 np.empty(n_units, np.int64), np.zeros(n_units, np.uint8),
                 np.zeros(1, np.int64))
-
-
-@compiled
-def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, hidden_singles,
-                 units, peers, unit_of):
-    """Fill the ``SearchColumns`` ``out`` for every row of ``grids``."""
-    work = work_arrays(grids.shape[1], units.shape[0])
-    scratch = np.empty(grids.shape[1], np.int32)
-    timespec = np.zeros(2, np.int64)
-    full = (np.int64(1) << units.shape[1]) - 1
-    for i in range(grids.shape[0]):
-        start = now_ns(timespec)
-        grid = grids[i]
-        givens = 0
-        for c in range(grid.shape[0]):
-            if grid[c]:
-                givens += 1
-        out.givens[i] = givens
-        found, visited, deepest, budget_hit, root_complete = search(
-            grid, work, out.first_solution[i], max_solutions, max_nodes, prune_once, first_cell,
-            hidden_singles, units, peers, unit_of, full)
-        out.contradictory[i] = visited == 1 and found == 0 and contradictory(grid, units)
-        out.n_solutions[i] = found
-        out.search_nodes[i] = visited
-        out.search_depth[i] = deepest
-        out.budget_exceeded[i] = budget_hit
-        if prune_once:
-            prune_ok = _solvable_by_propagation(grid, scratch, work, False, units, peers,
-                                                unit_of, full)
-        else:
-            prune_ok = work.root_open[0] == 0
-        out.prune_solvable[i] = prune_ok
-        if prune_ok:
-            out.singles_solvable[i] = True
-        elif hidden_singles and not prune_once:
-            out.singles_solvable[i] = root_complete
-        else:
-            out.singles_solvable[i] = _solvable_by_propagation(grid, scratch, work, True, units,
-                                                               peers, unit_of, full)
-        out.solve_ns[i] = now_ns(timespec) - start

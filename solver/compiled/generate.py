@@ -16,7 +16,7 @@ node budget of its own (``CHECK_NODES``), fixed, so that no setting changes a dr
 9 x 9 draws, the common case, have kernels of their own on 9-bit masks (the end of this
 module): the same searches to the node, and a blanking that leaves another solution visible
 in the solution itself (a "swap set" without a given) refused without a search; the other
-sizes run the kernels of ``solver.fast_any``. The tests hold the two equal on 9 x 9.
+sizes run the kernels of ``solver.compiled.search``. The tests hold the two equal on 9 x 9.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver import kernels
-from solver.fast_any import (
+from solver.compiled import kernels_9x9
+from solver.compiled.kernels import (
+    lowest_bit_index,
     pick_cell,
     propagate,
     propagate_fixpoint,
@@ -35,9 +36,9 @@ from solver.fast_any import (
     single,
     work_arrays,
 )
+from solver.compiled.kernels_9x9 import ALL, ALL_UNITS, QUEUE_LENGTH, STACK_DEPTH
 from solver.grid import TABLES, tables
 from solver.jit import compiled
-from solver.kernels import ALL, ALL_UNITS, QUEUE_LENGTH, STACK_DEPTH, lowest_bit_index
 from solver.vocabulary import SYMMETRIES
 
 # A removal whose uniqueness check needs more nodes than this is refused (the orbit stays):
@@ -351,11 +352,11 @@ def _candidates(seed, first, puzzles, solutions, orbits, minimal, units, peers, 
 
 # -- 9 x 9: the same draws on 9-bit masks ---------------------------------------------------------
 #
-# The kernels above, on ``solver.kernels``' 9 x 9 propagation (``uint16`` masks, the dirty units
-# as the bits of one integer): the same searches to the node, so the same puzzles, the node
-# budget included. Two things are added: the root of each uniqueness check is swept from the
-# digits given in each unit, kept up to date as cells go and come back, rather than from the
-# puzzle; and a blanking that leaves some "swap set" without a given is refused without a search
+# The kernels above, on ``solver.compiled.kernels_9x9``' 9 x 9 propagation (``uint16`` masks, the
+# dirty units as the bits of one integer): the same searches to the node, so the same puzzles, the
+# node budget included. Two things are added: the root of each uniqueness check is swept from the
+# digits given in each unit, kept up to date as cells go and come back, rather than from the puzzle;
+# and a blanking that leaves some "swap set" without a given is refused without a search
 # (``swap_sets``).
 
 MAX_SWAP_SETS = 36 * 4  # a part holds two rows at least (a's column has b in another row)
@@ -477,10 +478,10 @@ def _random_grid9(state, work, solution, tables):
         blocked = False
         if seed >= 0:
             queue[0] = seed
-            blocked = kernels.propagate_fixpoint(matrix, queue, 1, tables.unit_bits[seed], True,
+            blocked = kernels_9x9.propagate_fixpoint(matrix, queue, 1, tables.unit_bits[seed], True,
                                                  tables)
         if not blocked:
-            best = kernels.pick_cell(matrix, False, tables)
+            best = kernels_9x9.pick_cell(matrix, False, tables)
             if best < 0:
                 for cell in range(81):
                     solution[cell] = tables.digit_of[matrix[cell]]
@@ -605,11 +606,11 @@ def _another_solution9(puzzle, solution, orbit, work, tables):
             untried[depth] = 0
             if fresh:
                 queue[0] = seed
-                blocked = kernels.propagate_fixpoint(matrix, queue, 1, tables.unit_bits[seed], True,
+                blocked = kernels_9x9.propagate_fixpoint(matrix, queue, 1, tables.unit_bits[seed], True,
                                               tables)
             fresh = True
             if not blocked:
-                best = kernels.pick_cell(matrix, False, tables)
+                best = kernels_9x9.pick_cell(matrix, False, tables)
                 if best < 0:
                     return True
                 chosen[depth] = best
@@ -644,12 +645,13 @@ def _denied_root9(puzzle, matrix, cell, digit, work, tables):
     if tables.popcount[rest] == 1:
         work.queue[0] = cell
         tail = 1
-    return kernels.propagate_fixpoint(matrix, work.queue, tail, ALL_UNITS, True, tables)
+    return kernels_9x9.propagate_fixpoint(matrix, work.queue, tail, ALL_UNITS, True, tables)
 
 
 @compiled(inline="always")
 def _sweep_givens(puzzle, matrix, work, tables):
-    """``fix prune (choices puzzle)`` by sweeps, as ``solver.kernels.seed_root``, from the digits
+    """``fix prune (choices puzzle)`` by sweeps, as ``solver.compiled.kernels_9x9.seed_root``, from
+    the digits
     given in each unit (``work.placed``); the cells left open, or -1 when blocked."""
     swept, blanks = work.swept, work.blanks
     for unit in range(27):
