@@ -213,10 +213,8 @@ def any_size_candidates(seed, first, count, symmetry, minimal):
     """9 x 9 draws by the kernels every other box size uses (``candidates`` has its own)."""
     puzzles = np.zeros((count, 81), np.uint8)
     solutions = np.zeros((count, 81), np.uint8)
-    shape = tables(3)
     generate_module._candidates(np.uint64(seed), first, puzzles, solutions,
-                                orbits(3, symmetry), minimal, shape.units, shape.peers,
-                                shape.unit_of)
+                                orbits(3, symmetry), minimal, tables(3))
     return puzzles, solutions
 
 

@@ -1,21 +1,25 @@
-"""The kernel library every compiled part of the solver shares, for every box size: Bird's
-propagation on masks of N bits (SPEC sections 2, 3 and 7).
+"""The kernel library every compiled part of the solver shares: Bird's propagation on bit masks,
+for every box size.
 
-- a matrix of choices is C = N * N masks (``int32``), bit ``d - 1`` set while digit ``d`` is
-  possible; a unit's N cells and a cell's peers come from ``solver.grid.tables(boxsize)``;
-- ``seed_root`` computes ``fix prune`` at the root by sweeps of per-unit masks of placed
-  digits; ``propagate_fixpoint`` carries a matrix to the closure of naked singles (and, when
-  asked, hidden singles) from a queue of new singletons; hidden singles are looked for only in
-  the units marked dirty (an array of flags: 3N units may be more than 64);
+A matrix of choices is C = N * N masks, bit ``d - 1`` set while digit ``d`` is still possible;
+the masks are of the type ``tables.masks`` names (``uint16`` up to 16 x 16, ``int32`` for
+25 x 25), and every function takes the tables of the box size as one record
+(``solver.grid.Tables``), so numba compiles each once per mask type from one source:
+
+- ``seed_root`` computes ``fix prune (choices grid)`` by sweeps of per-unit masks of placed
+  digits (most puzzles of a dataset are settled there);
+- ``propagate_fixpoint`` carries a matrix to the closure of naked singles (and, when asked,
+  hidden singles) from a queue of new singletons: each cell's digit is taken out of its peers
+  once; hidden singles are looked for only in the units marked dirty (an array of flags:
+  3N units may be more than 64);
 - ``prune_once`` is Bird's pass, literally: rows, then columns, then boxes;
 - ``propagate`` is step 1 of a search node, ``pick_cell`` SPEC section 2's choice of the cell
   to expand;
-- ``lowest_bit_index`` and the clock are single machine instructions or calls.
+- ``popcount``, ``lowest_bit_index`` and the clock are single machine instructions or calls.
 
-``solver.compiled.search``, ``grade``, ``measures`` and ``generate`` build on these (9 x 9 has
-a measured specialisation beside them, ``solver.compiled.kernels_9x9``); ``solver.jit`` keys
-each module's cache to the source of the modules it imports, so an edit here recompiles every
-module built on it.
+``solver.compiled.search``, ``grade``, ``measures`` and ``generate`` build on these, through this
+module only; ``solver.jit`` keys each module's cache to this file's source too, so an edit here
+can never leave another module's cached code running the old kernels.
 """
 
 from __future__ import annotations
@@ -49,6 +53,17 @@ def now_ns(timespec):
     return timespec[0] * 1_000_000_000 + timespec[1]
 
 
+# -- bits -------------------------------------------------------------------------------------
+
+
+@intrinsic
+def popcount(typingctx, x):
+    """The number of set bits of an integer (LLVM's ctpop: one instruction)."""
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
 
 @intrinsic
 def lowest_bit_index(typingctx, x):
@@ -59,55 +74,73 @@ def lowest_bit_index(typingctx, x):
     return types.int64(types.int64), codegen
 
 
-# -- bits -------------------------------------------------------------------------------------
-
-
-@compiled(inline="always")
-def popcount(x):
-    """The number of set bits of a mask of up to 32 bits."""
-    x = x - ((x >> 1) & 0x55555555)
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F
-    return ((x * 0x01010101) & 0xFFFFFFFF) >> 24
-
-
 @compiled(inline="always")
 def single(x):
     """A mask of exactly one digit."""
     return x != 0 and (x & (x - 1)) == 0
 
 
+# -- the work arrays of a search ----------------------------------------------------------------
+
+
+class Work(NamedTuple):
+    """The arrays a search works in, allocated once per batch (``work_arrays``)."""
+
+    stack: np.ndarray  # (C + 2, C) masks: the matrix of each depth
+    untried: np.ndarray  # (C + 2,) masks: the digits not yet tried at each depth
+    chosen: np.ndarray  # (C + 2,) int16: the cell expanded at each depth
+    queue: np.ndarray  # (2C + 2,) int16: singletons to propagate (a cell once per node)
+    placed: np.ndarray  # (3N,) int32: the digits placed in each unit (the root's sweeps)
+    dirty: np.ndarray  # (3N,) uint8: the units that may hold a hidden single
+    root_open: np.ndarray  # (1,) int64: the cells the root's ``fix prune`` left open
+
+
+@compiled
+def work_arrays(tables):
+    """The ``Work`` of a box size; a matrix holds C + 2 levels: at most C open cells, the
+    root, and the child being entered."""
+    cells = tables.unit_of.shape[0]
+    n_units = tables.units.shape[0]
+    masks = tables.masks.dtype
+    return Work(np.empty((cells + 2, cells), masks), np.empty(cells + 2, masks),
+                np.empty(cells + 2, np.int16), np.empty(2 * cells + 2, np.int16),
+                np.empty(n_units, np.int32), np.zeros(n_units, np.uint8),
+                np.zeros(1, np.int64))
+
+
 # -- propagation ----------------------------------------------------------------------------------
 
 
 @compiled(inline="always")
-def _mark(dirty, unit_of, cell):
-    dirty[unit_of[cell, 0]] = 1
-    dirty[unit_of[cell, 1]] = 1
-    dirty[unit_of[cell, 2]] = 1
+def mark(dirty, tables, cell):
+    """The three units of ``cell`` may hold a hidden single now."""
+    dirty[tables.unit_of[cell, 0]] = 1
+    dirty[tables.unit_of[cell, 1]] = 1
+    dirty[tables.unit_of[cell, 2]] = 1
 
 
 @compiled(inline="always")
-def eliminate(matrix, queue, head, tail, dirty, track, peers, unit_of):
+def eliminate(matrix, queue, head, tail, dirty, track, tables):
     """Take each queued singleton's digit out of its peers until the queue is empty. Returns
     (blocked, tail): a peer that already is that singleton makes the matrix unsafe; a peer
     left with one digit joins the queue; with ``track``, the units of every changed cell are
     marked ``dirty`` (only those can hold a new hidden single)."""
+    peers = tables.peers
     n_peers = peers.shape[1]
     while head < tail:
         cell = queue[head]
         head += 1
-        bit = np.int64(matrix[cell])
+        bit = np.int32(matrix[cell])
         for k in range(n_peers):
             peer = peers[cell, k]
-            choices = np.int64(matrix[peer])
+            choices = np.int32(matrix[peer])
             if choices & bit:
                 if choices == bit:
                     return True, tail
                 choices &= ~bit
                 matrix[peer] = choices
                 if track:
-                    _mark(dirty, unit_of, peer)
+                    mark(dirty, tables, peer)
                 if (choices & (choices - 1)) == 0:
                     queue[tail] = peer
                     tail += 1
@@ -115,54 +148,60 @@ def eliminate(matrix, queue, head, tail, dirty, track, peers, unit_of):
 
 
 @compiled(inline="always")
-def find_hidden_singles(matrix, queue, tail, dirty, units, unit_of, full):
+def find_hidden_singles(matrix, queue, tail, dirty, tables):
     """Hidden singles in the ``dirty`` units (each unit unmarked as it is looked at; the units
-    of a cell made single marked again). Returns (blocked, tail), the singles queued. A digit
-    with no home blocks the matrix, and so does a cell that is the only home of two digits."""
+    of a cell made single marked again). Returns (blocked, tail), the singles queued.
+
+    Per unit: ``seen`` holds the digits seen at least once, ``seen_twice`` those seen twice or
+    more, so ``seen & ~seen_twice`` are the digits with exactly one home. A digit with no home
+    blocks the matrix, and so does a cell that is the only home of two digits (whichever it
+    takes, the other has none).
+    """
+    units = tables.units
     n = units.shape[1]
     for unit in range(units.shape[0]):
         if not dirty[unit]:
             continue
         dirty[unit] = 0
-        seen = np.int64(0)
-        seen_twice = np.int64(0)
+        seen = np.int32(0)
+        seen_twice = np.int32(0)
         for k in range(n):
-            choices = np.int64(matrix[units[unit, k]])
+            choices = np.int32(matrix[units[unit, k]])
             seen_twice |= seen & choices
             seen |= choices
-        if seen != full:
+        if seen != tables.full:
             return True, tail
         one_home = seen & ~seen_twice
         if one_home == 0:
             continue
         for k in range(n):
             cell = units[unit, k]
-            choices = np.int64(matrix[cell])
+            choices = np.int32(matrix[cell])
             hit = choices & one_home
             if hit and not single(choices):
                 if not single(hit):
                     return True, tail
                 matrix[cell] = hit
-                _mark(dirty, unit_of, cell)
+                mark(dirty, tables, cell)
                 queue[tail] = cell
                 tail += 1
     return False, tail
 
 
 @compiled(inline="always")
-def propagate_fixpoint(matrix, queue, tail, dirty, hidden_singles, units, peers, unit_of, full):
+def propagate_fixpoint(matrix, queue, tail, dirty, hidden_singles, tables):
     """``fix prune`` (and, with ``hidden_singles``, hidden singles too) of a matrix whose
     unpropagated singletons are ``queue[:tail]`` and whose ``dirty`` units may hold hidden
-    singles. Returns blocked."""
+    singles. Returns blocked; the dirty flags are all clear after an unblocked closure."""
     head = 0
     while True:
-        blocked, tail = eliminate(matrix, queue, head, tail, dirty, hidden_singles, peers, unit_of)
+        blocked, tail = eliminate(matrix, queue, head, tail, dirty, hidden_singles, tables)
         if blocked:
             return True
         if not hidden_singles:
             return False
         head = tail
-        blocked, tail = find_hidden_singles(matrix, queue, tail, dirty, units, unit_of, full)
+        blocked, tail = find_hidden_singles(matrix, queue, tail, dirty, tables)
         if blocked:
             return True
         if tail == head:
@@ -170,41 +209,51 @@ def propagate_fixpoint(matrix, queue, tail, dirty, hidden_singles, units, peers,
 
 
 @compiled(inline="always")
-def seed_root(grid, matrix, blanks, placed, units, unit_of, full):
-    """``fix prune (choices grid)`` by sweeps over the blank cells; the number of cells left
-    open, or -1 when the root is blocked (a given repeated in a unit, or a blank with nothing
-    left). ``placed[u]`` holds the digits of the singletons of unit ``u``."""
-    for unit in range(units.shape[0]):
+def place_givens(grid, matrix, blanks, placed, tables):
+    """The givens of ``grid`` into ``matrix`` and ``placed`` (the digits of each unit), the
+    blank cells into ``blanks``; returns how many, or -1 when a given repeats in a unit."""
+    for unit in range(placed.shape[0]):
         placed[unit] = 0
     n_blanks = 0
     for cell in range(grid.shape[0]):
         digit = grid[cell]
         if digit:
-            bit = np.int64(1) << (digit - 1)
+            bit = np.int32(1) << (digit - 1)
             matrix[cell] = bit
             for k in range(3):
-                unit = unit_of[cell, k]
+                unit = tables.unit_of[cell, k]
                 if placed[unit] & bit:
                     return -1
                 placed[unit] |= bit
         else:
             blanks[n_blanks] = cell
             n_blanks += 1
+    return n_blanks
+
+
+@compiled(inline="always")
+def sweep(matrix, blanks, n_blanks, placed, tables):
+    """``fix prune`` of the ``blanks`` by sweeps: a blank may hold what none of its three units
+    has placed (``placed[u]``), and one left with a single digit is placed in turn, until a
+    sweep places nothing. Returns the number of cells left open, or -1 when a blank has
+    nothing left. That is the closure of naked-single elimination, reached without visiting
+    peers one by one."""
+    unit_of = tables.unit_of
     progress = True
     while progress:
         progress = False
         still_open = 0
         for j in range(n_blanks):
             cell = blanks[j]
-            left = full & ~(placed[unit_of[cell, 0]] | placed[unit_of[cell, 1]]
-                            | placed[unit_of[cell, 2]])
+            row, column, box = unit_of[cell, 0], unit_of[cell, 1], unit_of[cell, 2]
+            left = tables.full & ~(placed[row] | placed[column] | placed[box])
             matrix[cell] = left
             if left == 0:
                 return -1
             if single(left):
-                placed[unit_of[cell, 0]] |= left
-                placed[unit_of[cell, 1]] |= left
-                placed[unit_of[cell, 2]] |= left
+                placed[row] |= left
+                placed[column] |= left
+                placed[box] |= left
                 progress = True
             else:
                 blanks[still_open] = cell
@@ -214,15 +263,26 @@ def seed_root(grid, matrix, blanks, placed, units, unit_of, full):
 
 
 @compiled(inline="always")
-def blocked(matrix, units):
+def seed_root(grid, matrix, blanks, placed, tables):
+    """``fix prune (choices grid)``: the number of cells it leaves open, or -1 when the root is
+    blocked (a given repeated in a unit, or a blank with nothing left)."""
+    n_blanks = place_givens(grid, matrix, blanks, placed, tables)
+    if n_blanks < 0:
+        return -1
+    return sweep(matrix, blanks, n_blanks, placed, tables)
+
+
+@compiled(inline="always")
+def blocked(matrix, tables):
     """blocked m = void m || not (safe m)"""
     for cell in range(matrix.shape[0]):
         if matrix[cell] == 0:
             return True
+    units = tables.units
     for unit in range(units.shape[0]):
-        seen = np.int64(0)
+        seen = np.int32(0)
         for k in range(units.shape[1]):
-            choices = np.int64(matrix[units[unit, k]])
+            choices = np.int32(matrix[units[unit, k]])
             if single(choices):
                 if seen & choices:
                     return True
@@ -231,28 +291,30 @@ def blocked(matrix, units):
 
 
 @compiled(inline="always")
-def prune_once(matrix, units):
-    """Bird's ``prune`` (one pass): rows, then columns, then boxes; returns ``blocked``."""
+def prune_once(matrix, tables):
+    """Bird's ``prune`` (one pass): rows, then columns, then boxes, each unit reduced by the
+    singletons it held before its own reduction; returns ``blocked``."""
+    units = tables.units
     for unit in range(units.shape[0]):
-        ones = np.int64(0)
+        ones = np.int32(0)
         for k in range(units.shape[1]):
-            choices = np.int64(matrix[units[unit, k]])
+            choices = np.int32(matrix[units[unit, k]])
             if single(choices):
                 ones |= choices
         for k in range(units.shape[1]):
             cell = units[unit, k]
-            choices = np.int64(matrix[cell])
+            choices = np.int32(matrix[cell])
             if not single(choices):
                 matrix[cell] = choices & ~ones
-    return blocked(matrix, units)
+    return blocked(matrix, tables)
 
 
 @compiled(inline="always")
-def load_choices(grid, matrix, full):
+def load_choices(grid, matrix, tables):
     """choices: a blank is every digit, a given d is {d}."""
     for cell in range(grid.shape[0]):
         digit = grid[cell]
-        matrix[cell] = full if digit == 0 else (np.int64(1) << (digit - 1))
+        matrix[cell] = tables.full if digit == 0 else (np.int32(1) << (digit - 1))
 
 
 @compiled(inline="always")
@@ -262,7 +324,7 @@ def pick_cell(matrix, first_cell):
     best = -1
     fewest = 64
     for cell in range(matrix.shape[0]):
-        n = popcount(np.int64(matrix[cell]))
+        n = popcount(np.int32(matrix[cell]))
         if n > 1 and n < fewest:
             best = cell
             fewest = n
@@ -272,67 +334,100 @@ def pick_cell(matrix, first_cell):
 
 
 @compiled(inline="always")
-def propagate(grid, matrix, seed, work, prune_once_only, hidden_singles, units, peers, unit_of,
-              full):
-    """Step 1 of a node: ``prune`` once, or to the fixpoint from the root's ``grid`` (``seed``
-    < 0) or from a child's one newly fixed cell ``seed``. Returns blocked; a fixpoint root sets
-    ``work.root_open[0]`` to the cells ``fix prune`` alone left open (-1: blocked)."""
+def complete(matrix):
+    """Every cell is a singleton (after an unblocked propagation: the solution)."""
+    return pick_cell(matrix, True) < 0
+
+
+@compiled(inline="always")
+def clear(dirty):
+    for unit in range(dirty.shape[0]):
+        dirty[unit] = 0
+
+
+@compiled(inline="always")
+def propagate(grid, matrix, seed, work, prune_once_only, hidden_singles, tables):
+    """Step 1 of a node: ``prune`` once (``prune_once_only``), or to the fixpoint from the
+    root's ``grid`` (``seed`` < 0) or from a child's one newly fixed cell ``seed``. Returns
+    blocked; a fixpoint root sets ``work.root_open[0]`` to the cells ``fix prune`` alone left
+    open (-1: blocked): when it left none, hidden singles have nothing to do."""
     if prune_once_only:
         if seed < 0:
-            load_choices(grid, matrix, full)
-        return prune_once(matrix, units)
+            load_choices(grid, matrix, tables)
+        return prune_once(matrix, tables)
     dirty = work.dirty
     if seed < 0:
-        still_open = seed_root(grid, matrix, work.queue, work.placed, units, unit_of, full)
+        still_open = seed_root(grid, matrix, work.queue, work.placed, tables)
         work.root_open[0] = still_open
         if still_open <= 0:
             return still_open < 0
         tail = 0
-        for unit in range(units.shape[0]):
-            dirty[unit] = 1
+        if hidden_singles:
+            for unit in range(dirty.shape[0]):
+                dirty[unit] = 1
     else:
-        for unit in range(units.shape[0]):
-            dirty[unit] = 0
         work.queue[0] = seed
         tail = 1
-        _mark(dirty, unit_of, seed)
-    return propagate_fixpoint(matrix, work.queue, tail, dirty, hidden_singles, units, peers,
-                              unit_of, full)
+        if hidden_singles:
+            mark(dirty, tables, seed)
+    if propagate_fixpoint(matrix, work.queue, tail, dirty, hidden_singles, tables):
+        if hidden_singles:
+            clear(dirty)  # a blocked closure may leave flags set
+        return True
+    return False
 
 
-# -- the search -----------------------------------------------------------------------------------
+@compiled(inline="always")
+def settle(matrix, cell, work, tables):
+    """Propagate naked and hidden singles after ``cell`` changed in a matrix at their fixpoint
+    (its units may hold a hidden single; if it is a singleton, its digit leaves its peers);
+    returns blocked, with the dirty flags all clear again."""
+    tail = 0
+    if single(np.int32(matrix[cell])):
+        work.queue[0] = cell
+        tail = 1
+    mark(work.dirty, tables, cell)
+    if propagate_fixpoint(matrix, work.queue, tail, work.dirty, True, tables):
+        clear(work.dirty)
+        return True
+    return False
 
 
 @compiled
-def contradictory(grid, units):
+def close_singles(matrix, work, tables):
+    """Naked and hidden singles to their fixpoint from any matrix (every singleton queued,
+    every unit looked at); returns blocked, with the dirty flags all clear again."""
+    tail = 0
+    for cell in range(matrix.shape[0]):
+        if single(np.int32(matrix[cell])):
+            work.queue[tail] = cell
+            tail += 1
+    for unit in range(work.dirty.shape[0]):
+        work.dirty[unit] = 1
+    if propagate_fixpoint(matrix, work.queue, tail, work.dirty, True, tables):
+        clear(work.dirty)
+        return True
+    return False
+
+
+@compiled
+def contradictory(grid, tables):
     """Givens repeat a digit in some unit."""
+    units = tables.units
     for unit in range(units.shape[0]):
-        seen = np.int64(0)
+        seen = np.int32(0)
         for k in range(units.shape[1]):
             digit = grid[units[unit, k]]
             if digit:
-                bit = np.int64(1) << (digit - 1)
+                bit = np.int32(1) << (digit - 1)
                 if seen & bit:
                     return True
                 seen |= bit
     return False
 
 
-class Work(NamedTuple):
-    """The arrays a search works in, allocated once per batch (``work_arrays``)."""
-
-    stack: np.ndarray  # (C + 2, C) int32: the matrix of each depth
-    untried: np.ndarray  # (C + 2,) int32: the digits not yet tried at each depth
-    chosen: np.ndarray  # (C + 2,) int32: the cell expanded at each depth
-    queue: np.ndarray  # (2C + 2,) int32: singletons to propagate (a cell once per node)
-    placed: np.ndarray  # (3N,) int64: the digits placed in each unit (the root's sweeps)
-    dirty: np.ndarray  # (3N,) uint8: the units that may hold a hidden single
-    root_open: np.ndarray  # (1,) int64: the cells the root's ``fix prune`` left open
-
-
-@compiled
-def work_arrays(cells, n_units):
-    return Work(np.empty((cells + 2, cells), np.int32), np.empty(cells + 2, np.int32),
-                np.empty(cells + 2, np.int32), np.empty(2 * cells + 2, np.int32),
-                np.empty(n_units, np.int64), np.zeros(n_units, np.uint8),
-                np.zeros(1, np.int64))
+@compiled(inline="always")
+def copy(target, source):
+    """target[:] = source, without the shape check whose error message numba compiles slowly."""
+    for cell in range(source.shape[0]):
+        target[cell] = source[cell]

@@ -1,5 +1,5 @@
 """The 9 x 9 specialisation of ``solver.compiled.kernels``: Bird's propagation on 9-bit masks
-with bit tables (``solver.grid.TABLES``: popcount, digit and unit bits of 81 cells).
+with bit tables (``BIT_TABLES``: popcount, digit and unit bits of 81 cells).
 
 A matrix of choices is 81 ``uint16`` masks, bit ``d - 1`` set when digit ``d`` is still possible.
 ``seed_root`` computes ``fix prune (choices grid)`` by sweeps of per-unit masks of placed
@@ -14,14 +14,42 @@ old kernels.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from solver.grid import tables
 from solver.jit import compiled
 
 ALL = 0x1FF  # the nine digits
 ALL_UNITS = (1 << 27) - 1
 STACK_DEPTH = 83  # at most 81 open cells, plus the root, plus the child being entered
 QUEUE_LENGTH = 256  # a singleton is queued at most once per cell between two expansions
+
+
+class BitTables(NamedTuple):
+    """The 9 x 9 tables the kernels here take: ``solver.grid.tables(3)``'s and bit tables."""
+
+    units: np.ndarray  # (27, 9) cells of each unit: rows, then columns, then boxes
+    peers: np.ndarray  # (81, 20) the cells sharing a unit with each cell
+    unit_of: np.ndarray  # (81, 3) the row, column and box of each cell
+    unit_bits: np.ndarray  # (81,) int32: the same three units as bits of the 27
+    popcount: np.ndarray  # (512,) int8: the number of digits in a mask
+    digit_of: np.ndarray  # (512,) uint8: the digit of a one-digit mask
+
+
+def bit_tables() -> BitTables:
+    shape = tables(3)
+    popcount = np.array([bin(m).count("1") for m in range(512)], np.int8)
+    digit_of = np.zeros(512, np.uint8)
+    for d in range(1, 10):
+        digit_of[1 << (d - 1)] = d
+    unit_bits = np.array([sum(1 << int(u) for u in units3) for units3 in shape.unit_of],
+                         np.int32)
+    return BitTables(shape.units, shape.peers, shape.unit_of, unit_bits, popcount, digit_of)
+
+
+BIT_TABLES = bit_tables()
 
 
 

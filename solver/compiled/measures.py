@@ -1,6 +1,6 @@
-"""SPEC 5.2's ``rating`` and 5.3's ``backdoor_size`` for box sizes other than 3 (SPEC 7), with the
-search of ``solver.compiled.search`` (9 x 9 puzzles have their own kernels,
-``solver.compiled.measures_9x9``).
+"""SPEC 5.2's ``rating`` and 5.3's ``backdoor_size`` for every box size (SPEC 7), with the
+search of ``solver.compiled.search``; 9 x 9 puzzles go to their specialisation,
+``solver.compiled.measures_9x9`` (its search holds matrices as digit bands).
 
 Both are searches of whole batches: a rating searches the puzzle's K symmetric copies, each
 with ``rules = "singles"`` and ``max_solutions = 2``; a backdoor of k cells is found by
@@ -14,7 +14,7 @@ from itertools import combinations
 
 import numpy as np
 
-from solver.compiled import search
+from solver.compiled import measures_9x9, search
 from solver.options import SolveOptions
 from solver.symmetry import rating_copies
 
@@ -24,6 +24,8 @@ NO_BACKDOOR = -1  # larger than the cells searched (SPEC 5.3: null)
 def ratings(grids: np.ndarray, boxsize: int, samples: int, max_nodes: int) -> np.ndarray:
     """SPEC 5.2 and 7 for every row of ``grids`` ((n, C) values): the mean ``singles`` search
     depth over copies 0 .. samples-1; NaN where some copy hits ``max_nodes``."""
+    if boxsize == 3:
+        return measures_9x9.ratings(grids, samples, max_nodes)
     copies = rating_copies(samples, boxsize).astype(np.intp)
     options = SolveOptions(max_solutions=2, max_nodes=max_nodes, rules="singles",
                            boxsize=boxsize)
@@ -38,6 +40,8 @@ def backdoor_sizes(grids: np.ndarray, solutions: np.ndarray, boxsize: int) -> np
     """SPEC 5.3 and 7 for every row, given its solution ((n, C) values): the least number of its
     cells that make the puzzle singles-solvable, searched up to 3 cells for box sizes up to 3
     and up to 1 beyond; -1 when more."""
+    if boxsize == 3:
+        return measures_9x9.backdoor_sizes(grids, solutions)
     largest = 3 if boxsize <= 3 else 1
     options = SolveOptions(max_solutions=1, max_nodes=1, rules="singles", boxsize=boxsize)
     out = np.full(len(grids), NO_BACKDOOR, np.int8)

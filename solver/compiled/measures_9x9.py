@@ -35,13 +35,14 @@ import numpy as np
 from solver.compiled.kernels import lowest_bit_index
 from solver.compiled.kernels_9x9 import (
     ALL_UNITS,
+    BIT_TABLES,
     QUEUE_LENGTH,
     STACK_DEPTH,
+    BitTables,
     pick_cell,
     propagate_fixpoint,
     seed_root,
 )
-from solver.grid import TABLES, Tables
 from solver.jit import compiled
 from solver.symmetry import rating_copies
 
@@ -85,7 +86,7 @@ def ratings(grids: np.ndarray, samples: int, max_nodes: int) -> np.ndarray:
     copies = rating_copies(samples)
     positions = np.empty_like(copies)  # the inverse permutations: where each cell goes
     np.put_along_axis(positions, copies.astype(np.intp), np.arange(81, dtype=copies.dtype), axis=1)
-    _rating_batch(grids, positions, max_nodes, out, TABLES, BANDS)
+    _rating_batch(grids, positions, max_nodes, out, BIT_TABLES, BANDS)
     return out
 
 
@@ -96,7 +97,7 @@ def backdoor_sizes(grids: np.ndarray, solutions: np.ndarray) -> np.ndarray:
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     solutions = np.ascontiguousarray(solutions, dtype=np.uint8).reshape(-1, 81)
     out = np.empty(len(grids), np.int8)
-    _backdoor_batch(grids, solutions, out, TABLES)
+    _backdoor_batch(grids, solutions, out, BIT_TABLES)
     return out
 
 
@@ -164,7 +165,7 @@ class _Bands(NamedTuple):
     any_box: np.ndarray  # (512,) int32: the boxes where they have some bit
 
 
-def _bands(tables: Tables) -> _Bands:
+def _bands(tables: BitTables) -> _Bands:
     peers = np.zeros((81, 3), np.int32)
     for cell in range(81):
         for peer in map(int, tables.peers[cell]):
@@ -181,7 +182,7 @@ def _bands(tables: Tables) -> _Bands:
     return _Bands(peers, lone_box, any_box)
 
 
-BANDS = _bands(TABLES)
+BANDS = _bands(BIT_TABLES)
 
 
 @compiled

@@ -1,18 +1,31 @@
-"""Bird's search for any box size (SPEC sections 2 and 7), compiled with numba, a whole batch
-of one box size per call, on the kernels of ``solver.compiled.kernels``.
+"""Bird's search, compiled with numba, a whole batch of one box size per call (SPEC sections 2,
+3 and 7).
 
-It visits exactly the nodes of ``solver.reference.bird.search`` and reports the same numbers, as
-``solver.compiled.search_9x9`` does for 9 x 9 puzzles (its measured specialisation, on 9-bit
-masks; this module serves 4 x 4, 16 x 16 and 25 x 25, and is tested on 9 x 9 against both).
-The search is an explicit depth-first loop over a preallocated stack of C + 2 matrices.
+It visits exactly the nodes of ``solver.reference.bird.search`` and reports the same numbers;
+only the representation differs (``solver.compiled.kernels``: masks, propagation by a queue
+of new singletons, hidden singles in the units that changed). 9 x 9 puzzles have a measured
+specialisation beside it, ``solver.compiled.search_9x9`` (BENCHMARKS.md says by how much):
 
-Everything is compiled lazily, with ``solver.jit``'s on-disk cache.
+- ``fix prune`` at the root is computed by sweeps of per-unit masks of placed digits, and below
+  the root by a queue of new singletons. Both reach the closure of naked-single elimination,
+  the same matrix Bird's passes reach whenever the node is not blocked, and a blocked node is
+  blocked either way. Under ``singles`` the root computes that closure first, so
+  ``prune_solvable`` costs no second pass, and a grid it completes (most of an easy dataset)
+  skips the hidden-single sweep;
+- ``prune`` once (variant ``once``) is Bird's pass, literally;
+- the search is an explicit depth-first loop over a preallocated stack of C + 2 matrices: no
+  allocation per node, nothing per node but a copy of C masks.
+
+Everything is compiled lazily (importing this module compiles nothing), with ``solver.jit``'s
+on-disk cache. Like every kernel, the batch entry point releases the GIL, so other threads of
+the process (a worker's heartbeat) run while it solves.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from solver.compiled import search_9x9
 from solver.compiled.kernels import (
     contradictory,
     lowest_bit_index,
@@ -26,36 +39,39 @@ from solver.jit import compiled
 from solver.options import SolveOptions
 from solver.records import SearchColumns
 
-__all__ = ["solve_grids"]
 
-
-def solve_grids(grids: np.ndarray, options: SolveOptions, boxsize: int) -> SearchColumns:
+def solve_grids(grids: np.ndarray, options: SolveOptions, boxsize: int,
+                specialised: bool = True) -> SearchColumns:
     """Search every row of ``grids`` ((n, C) uint8 values, 0 = blank) of box size ``boxsize``
-    in one compiled call, with the variant and caps of ``options``."""
-    cells = boxsize**4
-    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, cells)
-    found = SearchColumns.empty(len(grids), cells)
+    in one compiled call, with the variant and caps of ``options``; 9 x 9 grids with
+    ``search_9x9`` unless not ``specialised``."""
+    if boxsize == 3 and specialised:
+        return search_9x9.solve_grids(grids, options)
     shape = tables(boxsize)
-    _solve_batch(grids, found, options.max_solutions, options.max_nodes, options.prune_once,
-                 options.first_cell, options.hidden_singles, shape.units, shape.peers,
-                 shape.unit_of)
+    grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, shape.cells)
+    found = SearchColumns.empty(len(grids), shape.cells)
+    _solve_batch(grids, found, options.limits, shape)
     return found
 
 
 @compiled
-def _solvable_by_propagation(grid, scratch, work, hidden_singles, units, peers, unit_of, full):
+def solvable_by_propagation(grid, matrix, work, hidden_singles, tables):
     """``fix prune (choices g)`` (with ``hidden_singles``: and hidden singles) is complete and
     unblocked."""
-    if propagate(grid, scratch, -1, work, False, hidden_singles, units, peers, unit_of, full):
+    if propagate(grid, matrix, -1, work, False, hidden_singles, tables):
         return False
-    return pick_cell(scratch, True) < 0
+    return pick_cell(matrix, True) < 0
 
 
-@compiled
-def search(grid, work, solution, max_solutions, max_nodes, prune_once, first_cell,
-            hidden_singles, units, peers, unit_of, full):
-    """Depth-first search from ``choices grid``, as SPEC section 2. Returns (n_solutions,
-    nodes, max_depth, budget_exceeded, root_complete)."""
+@compiled(inline="always")
+def search(grid, work, solution, limits, tables):
+    """Depth-first search from ``choices grid``, as SPEC section 2; the first solution's digits
+    into ``solution``. Returns (n_solutions, nodes, max_depth, budget_exceeded,
+    root_complete).
+
+    ``work.untried[d]`` holds the digits not yet tried at the cell ``work.chosen[d]`` expanded
+    at depth ``d``.
+    """
     stack, untried, chosen = work.stack, work.untried, work.chosen
     n_solutions = 0
     nodes = 0
@@ -65,7 +81,8 @@ def search(grid, work, solution, max_solutions, max_nodes, prune_once, first_cel
     depth = 0
     seed = -1
     while True:
-        if nodes >= max_nodes:
+        # Visit the node at ``depth``.
+        if nodes >= limits.max_nodes:
             budget_exceeded = True
             break
         nodes += 1
@@ -73,9 +90,9 @@ def search(grid, work, solution, max_solutions, max_nodes, prune_once, first_cel
             max_depth = depth
         matrix = stack[depth]
         untried[depth] = 0
-        if not propagate(grid, matrix, seed, work, prune_once, hidden_singles, units, peers,
-                          unit_of, full):
-            cell = pick_cell(matrix, first_cell)
+        if not propagate(grid, matrix, seed, work, limits.prune_once, limits.hidden_singles,
+                         tables):
+            cell = pick_cell(matrix, limits.first_cell)
             if cell < 0:
                 if depth == 0:
                     root_complete = True
@@ -83,7 +100,7 @@ def search(grid, work, solution, max_solutions, max_nodes, prune_once, first_cel
                 if n_solutions == 1:
                     for c in range(matrix.shape[0]):
                         solution[c] = lowest_bit_index(np.int64(matrix[c])) + 1
-                if n_solutions >= max_solutions:
+                if n_solutions >= limits.max_solutions:
                     break
             else:
                 chosen[depth] = cell
@@ -93,7 +110,7 @@ def search(grid, work, solution, max_solutions, max_nodes, prune_once, first_cel
             depth -= 1
         if depth < 0:
             break
-        rest = np.int64(untried[depth])
+        rest = np.int32(untried[depth])
         bit = rest & -rest
         untried[depth] = rest & ~bit
         cell = chosen[depth]
@@ -104,15 +121,12 @@ def search(grid, work, solution, max_solutions, max_nodes, prune_once, first_cel
     return n_solutions, nodes, max_depth, budget_exceeded, root_complete
 
 
-
 @compiled
-def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, hidden_singles,
-                 units, peers, unit_of):
+def _solve_batch(grids, out, limits, tables):
     """Fill the ``SearchColumns`` ``out`` for every row of ``grids``."""
-    work = work_arrays(grids.shape[1], units.shape[0])
-    scratch = np.empty(grids.shape[1], np.int32)
+    work = work_arrays(tables)
+    scratch = np.empty(grids.shape[1], tables.masks.dtype)
     timespec = np.zeros(2, np.int64)
-    full = (np.int64(1) << units.shape[1]) - 1
     for i in range(grids.shape[0]):
         start = now_ns(timespec)
         grid = grids[i]
@@ -122,24 +136,24 @@ def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, h
                 givens += 1
         out.givens[i] = givens
         found, visited, deepest, budget_hit, root_complete = search(
-            grid, work, out.first_solution[i], max_solutions, max_nodes, prune_once, first_cell,
-            hidden_singles, units, peers, unit_of, full)
-        out.contradictory[i] = visited == 1 and found == 0 and contradictory(grid, units)
+            grid, work, out.first_solution[i], limits, tables)
+        # Repeated givens block the root, so only a one-node, no-solution search needs the check.
+        out.contradictory[i] = visited == 1 and found == 0 and contradictory(grid, tables)
         out.n_solutions[i] = found
         out.search_nodes[i] = visited
         out.search_depth[i] = deepest
         out.budget_exceeded[i] = budget_hit
-        if prune_once:
-            prune_ok = _solvable_by_propagation(grid, scratch, work, False, units, peers,
-                                                unit_of, full)
+        # A fixpoint root computes ``fix prune (choices g)`` first (then, under singles, goes
+        # on with hidden singles); the ``once`` root is one pass, so propagate again to classify.
+        if limits.prune_once:
+            prune_ok = solvable_by_propagation(grid, scratch, work, False, tables)
         else:
             prune_ok = work.root_open[0] == 0
         out.prune_solvable[i] = prune_ok
         if prune_ok:
             out.singles_solvable[i] = True
-        elif hidden_singles and not prune_once:
+        elif limits.hidden_singles and not limits.prune_once:
             out.singles_solvable[i] = root_complete
         else:
-            out.singles_solvable[i] = _solvable_by_propagation(grid, scratch, work, True, units,
-                                                               peers, unit_of, full)
+            out.singles_solvable[i] = solvable_by_propagation(grid, scratch, work, True, tables)
         out.solve_ns[i] = now_ns(timespec) - start
