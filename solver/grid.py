@@ -36,7 +36,7 @@ class Tables(NamedTuple):
     unit_of: np.ndarray  # (C, 3) the row, column and box of each cell
     meetings: np.ndarray  # (2N * b, 2N - b) each box/line meeting: its b shared cells, then
     #                       the box's N - b other cells, then the line's N - b other cells
-    masks: np.ndarray  # (0,) of the type of a matrix's masks: uint16 up to N = 16, else int32
+    masks: np.ndarray  # (0,) of the type of a matrix's masks (``MASKS``)
 
     @property
     def cells(self) -> int:
@@ -70,16 +70,15 @@ def meetings(boxsize: int, units: np.ndarray) -> np.ndarray:
     return np.array(rows, np.int16)
 
 
-def mask_type(size: int) -> type:
-    """The type of a matrix's masks for N = ``size`` digits: the narrowest that holds them
-    (half the bytes to copy per search node)."""
-    return np.uint16 if size <= 16 else np.int32
+# The type of a matrix's masks, int32 for every box size: one compiled specialisation of each
+# kernel serves them all, so a run of 25 x 25 puzzles loads what 4 x 4 ones compiled (uint16
+# masks for N <= 16 would compile every kernel twice).
+MASKS = np.int32
 
 
 @functools.cache
-def tables(boxsize: int = 3, masks: type | None = None) -> Tables:
-    """The tables of box size ``boxsize``, with masks of ``mask_type`` (or of ``masks``: the
-    numbers are the same whatever type holds the masks, only the speed differs)."""
+def tables(boxsize: int = 3) -> Tables:
+    """The tables of box size ``boxsize``."""
     n = boxsize * boxsize
     cells = n * n
     units = unit_cells(boxsize)
@@ -89,7 +88,7 @@ def tables(boxsize: int = 3, masks: type | None = None) -> Tables:
     unit_of = np.array([[c // n, n + c % n, 2 * n + boxsize * (c // (n * boxsize))
                          + (c % n) // boxsize] for c in range(cells)], np.int16)
     return Tables(boxsize, n, (1 << n) - 1, units, peers, unit_of, meetings(boxsize, units),
-                  np.zeros(0, masks or mask_type(n)))
+                  np.zeros(0, MASKS))
 
 
 

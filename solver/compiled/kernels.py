@@ -2,9 +2,9 @@
 for every box size.
 
 A matrix of choices is C = N * N masks, bit ``d - 1`` set while digit ``d`` is still possible;
-the masks are of the type ``tables.masks`` names (``uint16`` up to 16 x 16, ``int32`` for
-25 x 25), and every function takes the tables of the box size as one record
-(``solver.grid.Tables``), so numba compiles each once per mask type from one source:
+the masks are of the type ``tables.masks`` names (``int32`` for every box size), and every
+function takes the tables of the box size as one record (``solver.grid.Tables``), so numba
+compiles each once, from one source, for every box size:
 
 - ``seed_root`` computes ``fix prune (choices grid)`` by sweeps of per-unit masks of placed
   digits (most puzzles of a dataset are settled there);
