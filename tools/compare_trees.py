@@ -25,7 +25,12 @@ DATASETS = ROOT.parent / "shared" / "datasets"
 BOXSIZE_DATA = ROOT / "tests" / "data" / "boxsize"
 
 
-def measure(tree: Path, datasets: Path, repeats: int) -> dict[str, float]:
+# The 9 x 9 work only (``--quick``): a few minutes a round on a busy machine.
+QUICK = ("search kaggle x2 bird", "search top1465[:300] bird", "search forum_hardest[:150] singles",
+         "grade top1465[:300]", "generate 9x9 300")
+
+
+def measure(tree: Path, datasets: Path, repeats: int, quick: bool = False) -> dict[str, float]:
     """Median seconds of each piece of work, with the solver of ``tree``."""
     sys.path.insert(0, str(tree))
     import numpy as np
@@ -71,6 +76,8 @@ def measure(tree: Path, datasets: Path, repeats: int) -> dict[str, float]:
     }
     found = {}
     for name, run in work.items():
+        if quick and name not in QUICK:
+            continue
         run()  # warm-up (and compile, the first time)
         seconds = []
         for _ in range(repeats):
@@ -88,10 +95,12 @@ def main() -> int:
     parser.add_argument("--datasets", type=Path, default=DATASETS)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="the 9 x 9 work only")
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)  # one tree, JSON out
     args = parser.parse_args()
     if args.measure:
-        print(json.dumps(measure(args.measure.resolve(), args.datasets, args.repeats)))
+        print(json.dumps(measure(args.measure.resolve(), args.datasets, args.repeats,
+                                 args.quick)))
         return 0
     if not (args.before and args.after):
         parser.error("--before and --after are both needed")
@@ -104,7 +113,8 @@ def main() -> int:
             tree = getattr(args, label).resolve()
             done = subprocess.run(
                 [sys.executable, __file__, "--measure", str(tree), "--datasets",
-                 str(args.datasets), "--repeats", str(args.repeats)],
+                 str(args.datasets), "--repeats", str(args.repeats)]
+                + (["--quick"] if args.quick else []),
                 cwd=tree, capture_output=True, text=True, check=True)
             runs[label].append(json.loads(done.stdout.splitlines()[-1]))
     print(f"median of {args.rounds} rounds (each a median of {args.repeats} runs); "

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.compiled.kernels import Work, now_ns
+from solver.compiled.kernels import now_ns
 from solver.compiled.kernels_9x9 import (
     ALL,
     ALL_UNITS,
@@ -50,9 +50,14 @@ def solve_grids(grids: np.ndarray, options: SolveOptions) -> SearchColumns:
     call, with the variant and caps of ``options``."""
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     found = SearchColumns.empty(len(grids))
-    _solve_batch(grids, found, options.limits, BIT_TABLES)
+    _solve_batch(grids, found, options.max_solutions, options.max_nodes, options.prune_once,
+                 options.first_cell, options.hidden_singles, BIT_TABLES)
     return found
 
+
+# The search takes its caps and variant as five scalars and its arrays one by one, not as
+# ``options.Limits`` and ``kernels.Work`` as the any-size search does: as records they cost
+# this search 5-10% on 9 x 9 puzzles that need search (BENCHMARKS.md, issue 30).
 
 # -- propagation ----------------------------------------------------------------------------------
 
@@ -92,21 +97,20 @@ def _blocked(matrix, tables):
 
 
 @compiled(inline="always")
-def _propagate(grid, matrix, seed, work, prune_once, hidden_singles, tables):
+def _propagate(grid, matrix, seed, queue, root_open, prune_once, hidden_singles, tables):
     """Step 1 of a node: ``prune`` once, or to the fixpoint from the root's ``grid`` (``seed``
     < 0) or from a child's one newly fixed cell ``seed``.  Returns blocked.
 
-    A fixpoint root also sets ``work.root_open[0]`` to the cells ``fix prune`` alone left open (-1:
+    A fixpoint root also sets ``root_open[0]`` to the cells ``fix prune`` alone left open (-1:
     blocked); when it left none, hidden singles have nothing to do.
     """
     if prune_once:
         if seed < 0:
             _load_choices(grid, matrix)
         return _prune_once(matrix, tables)
-    queue = work.queue
     if seed < 0:
         still_open = seed_root(grid, matrix, queue, tables)
-        work.root_open[0] = still_open
+        root_open[0] = still_open
         if still_open <= 0:
             return still_open < 0
         tail = 0
@@ -147,22 +151,22 @@ def _load_choices(grid, matrix):
 
 
 @compiled
-def _solvable_by_propagation(grid, scratch, work, hidden_singles, tables):
+def _solvable_by_propagation(grid, scratch, queue, root_open, hidden_singles, tables):
     """``fix prune (choices g)`` (with ``hidden_singles``: and hidden singles) is complete and
     unblocked."""
-    if _propagate(grid, scratch, -1, work, False, hidden_singles, tables):
+    if _propagate(grid, scratch, -1, queue, root_open, False, hidden_singles, tables):
         return False
     return pick_cell(scratch, True, tables) < 0
 
 
 @compiled(inline="always")
-def _search(grid, work, solution, limits, tables):
+def _search(grid, stack, untried, chosen, queue, root_open, solution, max_solutions, max_nodes,
+            prune_once, first_cell, hidden_singles, tables):
     """Depth-first search from ``choices grid``, as SPEC section 2.
 
-    ``work.untried[d]`` holds the digits not yet tried at the cell ``work.chosen[d]`` expanded
-    at depth ``d``. Returns (n_solutions, nodes, max_depth, budget_exceeded, root_complete).
+    ``untried[d]`` holds the digits not yet tried at the cell ``chosen[d]`` expanded at depth
+    ``d``. Returns (n_solutions, nodes, max_depth, budget_exceeded, root_complete).
     """
-    stack, untried, chosen = work.stack, work.untried, work.chosen
     n_solutions = 0
     nodes = 0
     max_depth = 0
@@ -172,7 +176,7 @@ def _search(grid, work, solution, limits, tables):
     seed = -1
     while True:
         # Visit the node at ``depth``.
-        if nodes >= limits.max_nodes:
+        if nodes >= max_nodes:
             budget_exceeded = True
             break
         nodes += 1
@@ -180,9 +184,9 @@ def _search(grid, work, solution, limits, tables):
             max_depth = depth
         matrix = stack[depth]
         untried[depth] = 0
-        if not _propagate(grid, matrix, seed, work, limits.prune_once, limits.hidden_singles,
+        if not _propagate(grid, matrix, seed, queue, root_open, prune_once, hidden_singles,
                           tables):
-            cell = pick_cell(matrix, limits.first_cell, tables)
+            cell = pick_cell(matrix, first_cell, tables)
             if cell < 0:
                 if depth == 0:
                     root_complete = True
@@ -190,7 +194,7 @@ def _search(grid, work, solution, limits, tables):
                 if n_solutions == 1:
                     for c in range(81):
                         solution[c] = tables.digit_of[matrix[c]]
-                if n_solutions >= limits.max_solutions:
+                if n_solutions >= max_solutions:
                     break
             else:
                 chosen[depth] = cell
@@ -212,13 +216,14 @@ def _search(grid, work, solution, limits, tables):
 
 
 @compiled
-def _solve_batch(grids, out, limits, tables):
+def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, hidden_singles,
+                 tables):
     """Fill the ``SearchColumns`` ``out`` for every row of ``grids``."""
-    # The any-size search's record of work arrays; the dirty units are the bits of an integer
-    # here, so ``placed`` and ``dirty`` are not used.
-    work = Work(np.empty((STACK_DEPTH, 81), np.uint16), np.empty(STACK_DEPTH, np.uint16),
-                np.empty(STACK_DEPTH, np.int16), np.empty(QUEUE_LENGTH, np.int16),
-                np.empty(0, np.int32), np.empty(0, np.uint8), np.empty(1, np.int32))
+    stack = np.empty((STACK_DEPTH, 81), np.uint16)
+    untried = np.empty(STACK_DEPTH, np.uint16)
+    chosen = np.empty(STACK_DEPTH, np.int16)
+    queue = np.empty(QUEUE_LENGTH, np.int16)
+    root_open = np.empty(1, np.int32)
     scratch = np.empty(81, np.uint16)
     timespec = np.zeros(2, np.int64)
 
@@ -231,7 +236,8 @@ def _solve_batch(grids, out, limits, tables):
                 givens += 1
         out.givens[i] = givens
         found, visited, deepest, budget_hit, root_complete = _search(
-            grid, work, out.first_solution[i], limits, tables)
+            grid, stack, untried, chosen, queue, root_open, out.first_solution[i], max_solutions,
+            max_nodes, prune_once, first_cell, hidden_singles, tables)
         # Repeated givens block the root, so only a one-node, no-solution search needs the check.
         out.contradictory[i] = visited == 1 and found == 0 and _contradictory(grid, tables)
         out.n_solutions[i] = found
@@ -240,15 +246,16 @@ def _solve_batch(grids, out, limits, tables):
         out.budget_exceeded[i] = budget_hit
         # A fixpoint root computes ``fix prune (choices g)`` first (then, under singles, goes
         # on with hidden singles); the ``once`` root is one pass, so propagate again to classify.
-        if limits.prune_once:
-            prune_ok = _solvable_by_propagation(grid, scratch, work, False, tables)
+        if prune_once:
+            prune_ok = _solvable_by_propagation(grid, scratch, queue, root_open, False, tables)
         else:
-            prune_ok = work.root_open[0] == 0
+            prune_ok = root_open[0] == 0
         out.prune_solvable[i] = prune_ok
         if prune_ok:
             out.singles_solvable[i] = True
-        elif limits.hidden_singles and not limits.prune_once:
+        elif hidden_singles and not prune_once:
             out.singles_solvable[i] = root_complete
         else:
-            out.singles_solvable[i] = _solvable_by_propagation(grid, scratch, work, True, tables)
+            out.singles_solvable[i] = _solvable_by_propagation(grid, scratch, queue, root_open,
+                                                               True, tables)
         out.solve_ns[i] = now_ns(timespec) - start
