@@ -312,8 +312,8 @@ def _puzzles_given(arguments: list[str] | None) -> list[str]:
 def _show_one(text: str, result, alphabet: str) -> None:
     """One puzzle as the seeds show grids (``put``, at its size), then its statistics and
     solution line; ``alphabet``: the puzzle's symbols ("" for the default ones)."""
-    from solver.bird import put, read_mat
     from solver.grid import strip_line_ending, symbols
+    from solver.reference.bird import put, read_mat
 
     if result.status == "invalid":
         return

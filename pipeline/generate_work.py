@@ -2,7 +2,7 @@
 its candidates out.
 
 ``generate_part`` is a plain top-level function, as ``pipeline.work.solve_part`` is, so any
-engine runs it: it draws its candidates (``solver.generate.candidates``, a pure function of
+engine runs it: it draws its candidates (``solver.compiled.generate.candidates``, a pure function of
 the seed and the draw), solves them with the run's options (``pipeline.work.solve_table``: the
 same columns as ``solve-dataset``), keeps those whose grade is asked for and writes them as a
 part whose ``PartInfo`` is not placed yet (``first_row`` -1). The run then selects the parts in
@@ -74,7 +74,7 @@ class GenerateUnit:
 def draw_table(draws: Draws, first: int, count: int, alphabet: str = "") -> pa.Table:
     """Draws ``first`` .. ``first + count - 1`` as the columns ``puzzle`` (blanks '.'),
     ``solution`` and ``draw``."""
-    from solver.generate import candidates
+    from solver.compiled.generate import candidates
 
     puzzles, solutions = candidates(draws.seed, first, count, draws.boxsize, draws.symmetry,
                                     draws.minimal)

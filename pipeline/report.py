@@ -46,7 +46,7 @@ from pipeline.summary import (
 )
 from pipeline.text import decimal_text, escaped, number_text, where_text
 from pipeline.version import __version__
-from solver.bird import put, read_mat
+from solver.reference.bird import put, read_mat
 from solver.vocabulary import GRADES, STATUSES
 
 MAX_GROUPS = 24  # more values than this (a column of puzzles, say): the rest is one group

@@ -1,4 +1,5 @@
-"""Richard Bird's Sudoku solver, literally (``solver.bird``) and fast (``solver.fast``).
+"""Richard Bird's Sudoku solver, literally (``solver.reference.bird``) and fast
+(``solver.compiled.search_9x9``).
 
 Importing the package compiles nothing and does not load numba: the fast implementation is loaded
 the first time it runs.

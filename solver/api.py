@@ -1,23 +1,23 @@
 """The public face of the solver: parse a puzzle, solve one or a batch, get SPEC section 3 numbers.
 
-``solve`` takes one puzzle string; ``solve_ascii`` takes a batch as an (n, 81) array of ASCII
-bytes (what the pipeline holds); ``solve_strings`` takes a sequence of strings.  Each takes a
+``solve`` takes one puzzle string; ``solve_ascii`` takes a batch as an (n, 81) array of ASCII bytes
+(what the pipeline holds); ``solve_strings`` takes a sequence of strings.  Each takes a
 ``SolveOptions`` (or its fields as keywords) and runs either implementation: ``"fast"`` (numba,
-``solver.fast`` and ``solver.fast_ladder``, imported on first use) or ``"reference"`` (Bird's
-equations, ``solver.bird`` and ``solver.ladder``); both give the same numbers, to the node.
-Besides SPEC section 3's columns they give section 5's ``grade`` (always) and, when
-``measures`` asks for them, ``rating`` and ``backdoor_size``.
+``solver.compiled.search_9x9`` and ``solver.compiled.measures_9x9``, imported on first use) or
+``"reference"`` (Bird's equations, ``solver.reference.bird`` and ``solver.reference.ladder``); both
+give the same numbers, to the node. Besides SPEC section 3's columns they give section 5's ``grade``
+(always) and, when ``measures`` asks for them, ``rating`` and ``backdoor_size``.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, make_dataclass
+from typing import Any
 
 import numpy as np
 
-from solver import bird, ladder
 from solver.grid import (
     BOXSIZE_OF_CELLS,
     ascii_rows,
@@ -32,29 +32,50 @@ from solver.grid import (
 )
 from solver.options import SolveOptions, check_choice, options_with
 from solver.records import MISSING, Difficulty, SearchColumns
+from solver.reference import bird, ladder
 from solver.vocabulary import GRADES, IMPLEMENTATIONS, STATUSES
 
 
-@dataclass(frozen=True)
-class Result:
-    """What solving one puzzle found (SPEC section 3); metrics are None for an invalid puzzle."""
+def _text(column: np.ndarray, i: int, boxsize: int) -> str:
+    return column[i, :boxsize**4].tobytes().decode()
 
-    status: str
-    error: str | None
-    givens: int | None
-    n_solutions: int | None
-    solutions_capped: bool | None
-    prune_solvable: bool | None
-    singles_solvable: bool | None
-    search_depth: int | None
-    search_nodes: int | None
-    first_solution: str | None
-    solve_us: float | None
-    grade: str | None = None  # SPEC 5.1; None unless status is unique or solved
-    rating: float | None = None  # SPEC 5.2; None unless asked for and status is unique
-    backdoor_size: int | None = None  # SPEC 5.3; None unless asked for, unique, and at most 3
-    canonical: str | None = None  # SPEC 6; None unless asked for, and for an invalid puzzle
-    boxsize: int | None = None  # SPEC 7; None for an invalid puzzle under boxsize "auto"
+
+# The fields of one puzzle's result (SPEC section 3, then 5, 6 and 7), in order, each with how
+# row ``i`` of a ``BatchResult`` reads as it (None: null). ``Result`` and ``BatchResult.row``
+# are generated from this one list; an invalid row has only its status, error and box size.
+ROW = {
+    "status": lambda batch, i, b: STATUSES[batch.status[i]],
+    "error": lambda batch, i, b: batch.error[i],
+    "givens": lambda batch, i, b: int(batch.givens[i]),
+    "n_solutions": lambda batch, i, b: int(batch.n_solutions[i]),
+    "solutions_capped": lambda batch, i, b: bool(batch.solutions_capped[i]),
+    "prune_solvable": lambda batch, i, b: bool(batch.prune_solvable[i]),
+    "singles_solvable": lambda batch, i, b: bool(batch.singles_solvable[i]),
+    "search_depth": lambda batch, i, b: int(batch.search_depth[i]),
+    "search_nodes": lambda batch, i, b: int(batch.search_nodes[i]),
+    "first_solution": lambda batch, i, b: (_text(batch.first_solution, i, b)
+                                           if batch.has_solution[i] else None),
+    "solve_us": lambda batch, i, b: float(batch.solve_us[i]),
+    # SPEC 5.1; None unless status is unique or solved
+    "grade": lambda batch, i, b: (None if batch.grade[i] == MISSING
+                                  else GRADES[batch.grade[i]]),
+    # SPEC 5.2; None unless asked for and status is unique
+    "rating": lambda batch, i, b: None if np.isnan(batch.rating[i]) else float(batch.rating[i]),
+    # SPEC 5.3; None unless asked for, unique, and at most 3
+    "backdoor_size": lambda batch, i, b: (None if batch.backdoor_size[i] == MISSING
+                                          else int(batch.backdoor_size[i])),
+    # SPEC 6; None unless asked for, and for an invalid puzzle
+    "canonical": lambda batch, i, b: (_text(batch.canonical, i, b) if batch.canonical[i, 0]
+                                      else None),
+    # SPEC 7; None for an invalid puzzle under boxsize "auto"
+    "boxsize": lambda batch, i, b: b,
+}
+ALWAYS = ("status", "error", "boxsize")  # the fields an invalid row has
+
+Result = make_dataclass("Result", [(name, Any, None) for name in ROW], frozen=True)
+Result.__doc__ = """What solving one puzzle found (SPEC section 3): the fields of ``ROW``; metrics are
+None for an invalid puzzle."""
+Result.__module__ = __name__
 
 
 @dataclass
@@ -97,33 +118,11 @@ class BatchResult:
         return [None if g == MISSING else GRADES[g] for g in self.grade]
 
     def row(self, i: int) -> Result:
-        """Row ``i`` as a ``Result`` (nulls where SPEC says so)."""
+        """Row ``i`` as a ``Result`` (nulls where SPEC says so), field by field from ``ROW``."""
         boxsize = int(self.boxsize[i]) or None
-        if not self.valid[i]:
-            return Result(STATUSES[self.status[i]], self.error[i], *([None] * 9), boxsize=boxsize)
-        cells = boxsize**4
-        rating, backdoor_size = float(self.rating[i]), int(self.backdoor_size[i])
-        solution = (self.first_solution[i, :cells].tobytes().decode() if self.has_solution[i]
-                    else None)
-        canonical = self.canonical[i, :cells].tobytes().decode() if self.canonical[i, 0] else None
-        return Result(
-            status=STATUSES[self.status[i]],
-            error=self.error[i],
-            givens=int(self.givens[i]),
-            n_solutions=int(self.n_solutions[i]),
-            solutions_capped=bool(self.solutions_capped[i]),
-            prune_solvable=bool(self.prune_solvable[i]),
-            singles_solvable=bool(self.singles_solvable[i]),
-            search_depth=int(self.search_depth[i]),
-            search_nodes=int(self.search_nodes[i]),
-            first_solution=solution,
-            solve_us=float(self.solve_us[i]),
-            grade=None if self.grade[i] == MISSING else GRADES[self.grade[i]],
-            rating=None if np.isnan(rating) else rating,
-            backdoor_size=None if backdoor_size == MISSING else backdoor_size,
-            canonical=canonical,
-            boxsize=boxsize,
-        )
+        valid = bool(self.valid[i])
+        return Result(**{name: read(self, i, boxsize) if valid or name in ALWAYS else None
+                         for name, read in ROW.items()})
 
     @classmethod
     def merged(cls, parts: list[tuple[np.ndarray, BatchResult]], n: int) -> BatchResult:
@@ -156,16 +155,7 @@ def solve_grids(grids: np.ndarray, options: SolveOptions | None = None, *,
     options = options_with(options, changes)
     grids = np.asarray(grids, dtype=np.uint8)
     grids = np.ascontiguousarray(grids.reshape(-1, grids.shape[-1]))
-    boxsize = BOXSIZE_OF_CELLS[grids.shape[1]]
-    if _implementation(implementation) == "reference":
-        return _reference_grids(grids, options)
-    if boxsize == 3:
-        from solver import fast
-
-        return fast.solve_grids(grids, options)
-    from solver import fast_any
-
-    return fast_any.solve_grids(grids, options, boxsize)
+    return implementation_of(implementation).search(grids, options)
 
 
 def solve_ascii(rows: np.ndarray, options: SolveOptions | None = None, *,
@@ -183,7 +173,7 @@ def solve_ascii(rows: np.ndarray, options: SolveOptions | None = None, *,
     ``"canonical"``); ``grade`` is always computed.
     """
     options = options_with(options, changes)
-    _implementation(implementation)
+    solver = implementation_of(implementation)
     rows = np.asarray(rows, dtype=np.uint8)
     rows = np.ascontiguousarray(rows.reshape(-1, rows.shape[-1]))
     boxsize = BOXSIZE_OF_CELLS[rows.shape[1]]
@@ -197,12 +187,12 @@ def solve_ascii(rows: np.ndarray, options: SolveOptions | None = None, *,
     for i in np.flatnonzero(bad):
         error[i] = error[i] or parse_error(rows[i].tobytes().decode("utf-8", "replace"),
                                            boxsize, alphabet)
-    found = solve_grids(grids, options, implementation=implementation)
+    found = solver.search(grids, options)
     status = statuses(bad, found.contradictory, found.budget_exceeded, found.n_solutions,
                       options.max_solutions)
     for i in np.flatnonzero(status == STATUSES.index("contradictory")):
         error[i] = contradiction(grids[i], written.symbols)
-    measured = difficulty(grids, status, found, options, implementation=implementation)
+    measured = solver.difficulty(grids, status, found, options)
     canonical = (canonical_forms(grids, ~bad, implementation)
                  if options.measured("canonical") and boxsize == 3
                  else np.zeros(rows.shape, np.uint8))
@@ -223,21 +213,12 @@ def solve_ascii(rows: np.ndarray, options: SolveOptions | None = None, *,
 def canonical_forms(grids: np.ndarray, valid: np.ndarray,
                     implementation: str = "fast") -> np.ndarray:
     """SPEC section 6's canonical form of each valid row of ``grids`` (9 x 9), as (n, 81)
-    ASCII bytes (zero bytes where ``valid`` is False): ``solver.canonical`` (numba) or, for the
-    reference implementation, ``solver.canonical_reference``, which walks the symmetries one
+    ASCII bytes (zero bytes where ``valid`` is False): ``solver.compiled.canonical`` (numba) or, for the
+    reference implementation, ``solver.reference.canonical``, which walks the symmetries one
     by one."""
     forms = np.zeros((len(grids), 81), np.uint8)
-    if not valid.any():
-        return forms
-    if _implementation(implementation) == "reference":
-        from solver.canonical_reference import canonical_reference
-
-        for i in np.flatnonzero(valid):
-            forms[i] = np.frombuffer(canonical_reference(text_of(grids[i])).encode(), np.uint8)
-        return forms
-    from solver.canonical import canonical_grids
-
-    forms[valid] = canonical_grids(grids[valid])
+    if valid.any():
+        forms[valid] = implementation_of(implementation).canonical(grids[valid])
     return forms
 
 
@@ -293,7 +274,7 @@ def solve(puzzle: str, options: SolveOptions | None = None, *, implementation: s
 
 def explain(puzzle: str, options: SolveOptions | None = None, **changes) -> Iterator[ladder.Step]:
     """The path of one puzzle up the ladder (SPEC 5.1), rung by rung: what each rule removed, in
-    a solver's words, as the reference's rules (``solver.ladder.explain``) find it, up to
+    a solver's words, as the reference's rules (``solver.reference.ladder.explain``) find it, up to
     ``options.grade_limit``, step by step as they are found. The last step names the grade.
     ValueError (at once) for a text that is not a puzzle of a box size ``options.boxsize`` takes.
 
@@ -316,8 +297,10 @@ def explain(puzzle: str, options: SolveOptions | None = None, **changes) -> Iter
     return ladder.explain(bird.read_mat(text_of(grids[0])), options.grade_limit)
 
 
-def _implementation(name: str) -> str:
-    return check_choice("implementation", name, IMPLEMENTATIONS)
+def implementation_of(name: str) -> Compiled | Reference:
+    """The implementation called ``name`` (one of IMPLEMENTATIONS): the one object whose
+    methods every entry point calls."""
+    return IMPLEMENTATION[check_choice("implementation", name, IMPLEMENTATIONS)]
 
 
 # -- SPEC section 5, on the rows it applies to ----------------------------------------------------
@@ -335,108 +318,116 @@ def difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
     ``options.measures`` names them (each copy of a rating searched with ``max_nodes``); nulls
     elsewhere. ``found`` is what the search found for ``grids`` (``solve_grids``)."""
     options = options_with(options, changes)
-    if _implementation(implementation) == "fast":
-        return _fast_difficulty(grids, status, found, options)
-    return _reference_difficulty(grids, status, found, options)
+    return implementation_of(implementation).difficulty(grids, status, found, options)
 
 
-def _fast_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
-                     options: SolveOptions) -> Difficulty:
-    """``difficulty`` compiled: ``solver.fast_grade`` for the grade of every box size;
-    ``solver.fast_ladder`` for the rating and backdoor size of 9 x 9 puzzles,
-    ``solver.fast_measures`` for the other box sizes.
+# -- the two implementations, one object each with the same methods --------------------------------
 
-    The search has settled the first two rungs already (``prune_solvable``, ``singles_solvable``),
-    and a singles-solvable puzzle has rating 0 and backdoor size 0: only the other rows reach
-    the compiled code, which is loaded the first time one does.
-    """
-    boxsize = BOXSIZE_OF_CELLS[grids.shape[1]]
-    measured = Difficulty.null(len(grids))
-    graded = np.isin(status, GRADED)
-    settled = found.singles_solvable
-    singles = GRADES.index("singles") if options.grade_limit != "prune" else GRADES.index("search")
-    measured.grade[graded & settled] = np.where(found.prune_solvable, GRADES.index("prune"),
-                                                singles)[graded & settled]
-    harder = graded & ~settled
-    if harder.any():
-        from solver import fast_grade
 
-        measured.grade[harder] = fast_grade.grades(grids[harder], boxsize, options.grade_limit)
-    unique = status == UNIQUE
-    harder = unique & ~settled
-    if options.measured("rating"):
-        measured.rating[unique & settled] = 0.0
+class Compiled:
+    """The compiled solver (``solver.compiled``, numba): each module is imported, and its code
+    loaded, the first time it runs. Each concept's module serves every box size."""
+
+    def search(self, grids: np.ndarray, options: SolveOptions) -> SearchColumns:
+        from solver.compiled import search
+
+        return search.solve_grids(grids, options, BOXSIZE_OF_CELLS[grids.shape[1]])
+
+    def difficulty(self, grids: np.ndarray, status: np.ndarray, found: SearchColumns,
+                   options: SolveOptions) -> Difficulty:
+        """``solver.compiled.grade`` and ``solver.compiled.measures``.
+
+        The search has settled the first two rungs already (``prune_solvable``,
+        ``singles_solvable``), and a singles-solvable puzzle has rating 0 and backdoor size 0:
+        only the other rows reach the compiled code, which is loaded the first time one does.
+        """
+        boxsize = BOXSIZE_OF_CELLS[grids.shape[1]]
+        measured = Difficulty.null(len(grids))
+        graded = np.isin(status, GRADED)
+        settled = found.singles_solvable
+        singles = (GRADES.index("singles") if options.grade_limit != "prune"
+                   else GRADES.index("search"))
+        measured.grade[graded & settled] = np.where(found.prune_solvable, GRADES.index("prune"),
+                                                    singles)[graded & settled]
+        harder = graded & ~settled
         if harder.any():
-            measured.rating[harder] = _ratings(grids[harder], options, boxsize)
-    if options.measured("backdoor"):
-        measured.backdoor_size[unique & settled] = 0
-        if harder.any():
-            solutions = found.first_solution[harder]
-            measured.backdoor_size[harder] = _backdoor_sizes(grids[harder], solutions, boxsize)
-    return measured
+            from solver.compiled import grade
 
-
-def _ratings(grids: np.ndarray, options: SolveOptions, boxsize: int) -> np.ndarray:
-    if boxsize == 3:
-        from solver import fast_ladder
-
-        return fast_ladder.ratings(grids, options.rating_samples, options.max_nodes)
-    from solver import fast_measures
-
-    return fast_measures.ratings(grids, boxsize, options.rating_samples, options.max_nodes)
-
-
-def _backdoor_sizes(grids: np.ndarray, solutions: np.ndarray, boxsize: int) -> np.ndarray:
-    if boxsize == 3:
-        from solver import fast_ladder
-
-        return fast_ladder.backdoor_sizes(grids, solutions)
-    from solver import fast_measures
-
-    return fast_measures.backdoor_sizes(grids, solutions, boxsize)
-
-
-def _reference_difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
-                          options: SolveOptions) -> Difficulty:
-    """``difficulty`` with ``solver.ladder``, one puzzle at a time."""
-    measured = Difficulty.null(len(grids))
-    for i in np.flatnonzero(np.isin(status, GRADED)):
-        g = bird.read_mat(text_of(grids[i]))
-        measured.grade[i] = GRADES.index(ladder.grade(g, options.grade_limit))
-        if status[i] != UNIQUE:
-            continue
+            measured.grade[harder] = grade.grades(grids[harder], boxsize, options.grade_limit)
+        unique = status == UNIQUE
+        harder = unique & ~settled
         if options.measured("rating"):
-            value = ladder.rating(g, options.rating_samples, options.max_nodes)
-            measured.rating[i] = np.nan if value is None else value
+            measured.rating[unique & settled] = 0.0
+            if harder.any():
+                from solver.compiled import measures
+
+                measured.rating[harder] = measures.ratings(
+                    grids[harder], boxsize, options.rating_samples, options.max_nodes)
         if options.measured("backdoor"):
-            solution = bird.read_mat(text_of(found.first_solution[i]))
-            size = ladder.backdoor_size(g, solution, ladder.largest_backdoor(len(g)))
-            measured.backdoor_size[i] = MISSING if size is None else size
-    return measured
+            measured.backdoor_size[unique & settled] = 0
+            if harder.any():
+                from solver.compiled import measures
+
+                measured.backdoor_size[harder] = measures.backdoor_sizes(
+                    grids[harder], found.first_solution[harder], boxsize)
+        return measured
+
+    def canonical(self, grids: np.ndarray) -> np.ndarray:
+        from solver.compiled.canonical import canonical_grids
+
+        return canonical_grids(grids)
 
 
-# -- the reference implementation behind the batch interface --------------------------------------
+class Reference:
+    """Bird's equations (``solver.reference``), one puzzle at a time."""
+
+    def search(self, grids: np.ndarray, options: SolveOptions) -> SearchColumns:
+        out = SearchColumns.empty(len(grids), grids.shape[1])
+        written = symbols(BOXSIZE_OF_CELLS[grids.shape[1]])
+        for i, grid in enumerate(grids):
+            start = time.perf_counter_ns()
+            g = bird.read_mat(text_of(grid))
+            stats = bird.Stats(max_nodes=options.max_nodes)
+            sols = bird.solutions(g, stats, max_solutions=options.max_solutions,
+                                  prune_variant=options.prune, cell=options.cell,
+                                  rules=options.rules)
+            out.contradictory[i] = contradiction(grid) is not None
+            out.givens[i] = np.count_nonzero(grid)
+            out.n_solutions[i], out.search_nodes[i], out.search_depth[i] = (
+                len(sols), stats.nodes, stats.depth)
+            out.budget_exceeded[i] = stats.budget_exceeded
+            if sols:
+                solution = np.frombuffer(bird.show_mat(sols[0]).encode(), np.uint8)
+                out.first_solution[i] = written.values[solution]
+            out.prune_solvable[i] = bird.prune_solvable(g)
+            out.singles_solvable[i] = bird.singles_solvable(g)
+            out.solve_ns[i] = time.perf_counter_ns() - start
+        return out
+
+    def difficulty(self, grids: np.ndarray, status: np.ndarray, found: SearchColumns,
+                   options: SolveOptions) -> Difficulty:
+        """``solver.reference.ladder``."""
+        measured = Difficulty.null(len(grids))
+        for i in np.flatnonzero(np.isin(status, GRADED)):
+            g = bird.read_mat(text_of(grids[i]))
+            measured.grade[i] = GRADES.index(ladder.grade(g, options.grade_limit))
+            if status[i] != UNIQUE:
+                continue
+            if options.measured("rating"):
+                value = ladder.rating(g, options.rating_samples, options.max_nodes)
+                measured.rating[i] = np.nan if value is None else value
+            if options.measured("backdoor"):
+                solution = bird.read_mat(text_of(found.first_solution[i]))
+                size = ladder.backdoor_size(g, solution, ladder.largest_backdoor(len(g)))
+                measured.backdoor_size[i] = MISSING if size is None else size
+        return measured
+
+    def canonical(self, grids: np.ndarray) -> np.ndarray:
+        """``solver.reference.canonical``, which walks the symmetries one by one."""
+        from solver.reference.canonical import canonical_reference
+
+        return np.array([np.frombuffer(canonical_reference(text_of(grid)).encode(), np.uint8)
+                         for grid in grids], np.uint8).reshape(-1, 81)
 
 
-def _reference_grids(grids: np.ndarray, options: SolveOptions) -> SearchColumns:
-    """``SearchColumns`` computed with Bird's equations, one puzzle at a time."""
-    out = SearchColumns.empty(len(grids), grids.shape[1])
-    written = symbols(BOXSIZE_OF_CELLS[grids.shape[1]])
-    for i, grid in enumerate(grids):
-        start = time.perf_counter_ns()
-        g = bird.read_mat(text_of(grid))
-        stats = bird.Stats(max_nodes=options.max_nodes)
-        sols = bird.solutions(g, stats, max_solutions=options.max_solutions,
-                              prune_variant=options.prune, cell=options.cell, rules=options.rules)
-        out.contradictory[i] = contradiction(grid) is not None
-        out.givens[i] = np.count_nonzero(grid)
-        out.n_solutions[i], out.search_nodes[i], out.search_depth[i] = (
-            len(sols), stats.nodes, stats.depth)
-        out.budget_exceeded[i] = stats.budget_exceeded
-        if sols:
-            solution = np.frombuffer(bird.show_mat(sols[0]).encode(), np.uint8)
-            out.first_solution[i] = written.values[solution]
-        out.prune_solvable[i] = bird.prune_solvable(g)
-        out.singles_solvable[i] = bird.singles_solvable(g)
-        out.solve_ns[i] = time.perf_counter_ns() - start
-    return out
+IMPLEMENTATION = {"fast": Compiled(), "reference": Reference()}

@@ -24,15 +24,23 @@ BOXSIZE_OF_CELLS = {b**4: b for b in BOXSIZES}  # 16 -> 2, 81 -> 3, 256 -> 4, 62
 
 
 class Tables(NamedTuple):
-    """The constant tables of a grid (passed to compiled functions as arguments, so that
-    numba's on-disk cache of them stays valid)."""
+    """The constant tables of a box size: the one record every compiled function of the solver
+    takes for the shape of its grids (passed as an argument, so that numba's on-disk cache of
+    them stays valid, and numba compiles a function once per mask type)."""
 
+    boxsize: int  # b
+    size: int  # N = b * b: the digits, and the cells of a unit
+    full: int  # the mask of every digit, N bits
     units: np.ndarray  # (3N, N) cells of each unit: rows, then columns, then boxes
     peers: np.ndarray  # (C, 3N - 2b - 1) the cells sharing a unit with each cell
     unit_of: np.ndarray  # (C, 3) the row, column and box of each cell
-    unit_bits: np.ndarray  # (C,) the same three units as bits (9 x 9 only: 27 units)
-    popcount: np.ndarray  # (2^N,) number of digits in a mask (9 x 9 only)
-    digit_of: np.ndarray  # (2^N,) the digit of a one-digit mask (9 x 9 only)
+    meetings: np.ndarray  # (2N * b, 2N - b) each box/line meeting: its b shared cells, then
+    #                       the box's N - b other cells, then the line's N - b other cells
+    masks: np.ndarray  # (0,) of the type of a matrix's masks (``MASKS``)
+
+    @property
+    def cells(self) -> int:
+        return self.size * self.size
 
 
 def unit_cells(boxsize: int) -> np.ndarray:
@@ -47,9 +55,30 @@ def unit_cells(boxsize: int) -> np.ndarray:
     return units
 
 
+def meetings(boxsize: int, units: np.ndarray) -> np.ndarray:
+    """(2N * b, 2N - b): for each place a box meets a row or a column, its b shared cells,
+    then the box's N - b other cells, then the line's N - b other cells."""
+    n = boxsize * boxsize
+    rows = []
+    for box in range(2 * n, 3 * n):
+        for line in range(2 * n):
+            shared = sorted(set(units[box].tolist()) & set(units[line].tolist()))
+            if len(shared) == boxsize:
+                box_rest = [c for c in units[box].tolist() if c not in shared]
+                line_rest = [c for c in units[line].tolist() if c not in shared]
+                rows.append(shared + box_rest + line_rest)
+    return np.array(rows, np.int16)
+
+
+# The type of a matrix's masks, int32 for every box size: one compiled specialisation of each
+# kernel serves them all, so a run of 25 x 25 puzzles loads what 4 x 4 ones compiled (uint16
+# masks for N <= 16 would compile every kernel twice).
+MASKS = np.int32
+
+
 @functools.cache
 def tables(boxsize: int = 3) -> Tables:
-    """The tables of box size ``boxsize`` (for 9 x 9 also the bit tables of ``solver.fast``)."""
+    """The tables of box size ``boxsize``."""
     n = boxsize * boxsize
     cells = n * n
     units = unit_cells(boxsize)
@@ -58,19 +87,9 @@ def tables(boxsize: int = 3) -> Tables:
                       for c in range(cells)], np.int16)
     unit_of = np.array([[c // n, n + c % n, 2 * n + boxsize * (c // (n * boxsize))
                          + (c % n) // boxsize] for c in range(cells)], np.int16)
-    if boxsize != 3:
-        empty = np.zeros(0, np.int32)
-        return Tables(units, peers, unit_of, empty, empty.astype(np.int8), empty.astype(np.uint8))
-    popcount = np.array([bin(m).count("1") for m in range(512)], np.int8)
-    digit_of = np.zeros(512, np.uint8)
-    for d in range(1, 10):
-        digit_of[1 << (d - 1)] = d
-    unit_bits = np.array([sum(1 << int(u) for u in units3) for units3 in unit_of], np.int32)
-    return Tables(units, peers, unit_of, unit_bits, popcount, digit_of)
+    return Tables(boxsize, n, (1 << n) - 1, units, peers, unit_of, meetings(boxsize, units),
+                  np.zeros(0, MASKS))
 
-
-TABLES = tables(3)
-UNITS = TABLES.units
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,14 @@
 
 numba caches a compiled function beside its source, keyed to the modification time of the file
 that defines it, and does not notice edits to the functions it inlines from other files: a
-kernel changed in ``solver/kernels.py`` would leave ``solver/fast.py``'s cached code running the
-old one. So every compiled function of the solver is cached in a directory named after
-``source_digest()``, the SHA-256 of every source file of the package: any edit of any of them
-means a new directory, and everything compiles again (once). The directories of older digests
-are removed when a new one is made, so they do not pile up.
+kernel changed in ``solver/compiled/kernels.py`` would leave ``solver/compiled/search.py``'s
+cached code running the old one. So each module's compiled functions are cached in a directory
+named after ``module_digest(module)``: the SHA-256 of the module's source and of the source of
+every solver module it imports, directly or through another (``imported_modules``). An edit of
+a module recompiles that module and the modules that import it, and nothing else: a docstring
+of ``solver/api.py`` or a line of a reference module recompiles no kernel, an edit of the
+kernel library recompiles every module built on it. When a module's directory is made, the
+directories of its older digests are removed, so they do not pile up.
 
 The base of those directories is ``NUMBA_CACHE_DIR`` when the user set it (shared caches are
 not cleaned), else ``solver/__pycache__/numba`` when the package directory is writable, else
@@ -15,6 +18,7 @@ the user's cache directory (``~/.cache/sudoku-pipeline/numba``).
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import os
@@ -22,50 +26,139 @@ import shutil
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
+NAME = PACKAGE.name  # "solver"
+SEARCH_MODULE = f"{NAME}.compiled.search_9x9"  # the kernels every run loads first
 
 
-@functools.cache
-def source_digest() -> str:
-    """The SHA-256 of the source of every module of the solver package (names and contents)."""
+def source_files() -> list[Path]:
+    """Every module of the solver package, subpackages included."""
+    return sorted(path for path in PACKAGE.rglob("*.py") if "__pycache__" not in path.parts)
+
+
+def _digest(paths) -> str:
     digest = hashlib.sha256()
-    for path in sorted(PACKAGE.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in paths:
+        name = path.relative_to(PACKAGE).as_posix()
+        digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
 @functools.cache
-def cache_directory() -> str:
-    """The directory numba's cache of this source lives in (made, and older ones removed)."""
+def source_digest() -> str:
+    """The SHA-256 of the source of every module of the solver package (names and contents):
+    the solver's version, as a run record keeps it."""
+    return _digest(source_files())
+
+
+def module_file(module: str) -> Path | None:
+    """The source file of the solver module ``module`` (dotted), or None when there is none."""
+    parts = module.split(".")
+    if parts[0] != NAME:
+        return None
+    base = PACKAGE.joinpath(*parts[1:])
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _imported_names(module: str, tree: ast.Module) -> set[str]:
+    """The dotted names ``module``'s own import statements name (relative ones resolved)."""
+    package = module if module_file(module).name == "__init__.py" else module.rpartition(".")[0]
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            origin = node.module or ""
+            if node.level:
+                anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
+                origin = ".".join(anchor + ([origin] if origin else []))
+            for alias in node.names:
+                # ``from solver import x`` names the module solver.x, not the package's __init__
+                below = f"{origin}.{alias.name}"
+                names.add(below if module_file(below) is not None else origin)
+    return names
+
+
+@functools.cache
+def direct_imports(module: str) -> frozenset[str]:
+    """The solver modules whose code ``module`` imports: for ``from solver.x import y``, the
+    module ``solver.x.y`` when there is one, else ``solver.x``. A package's ``__init__`` is
+    not counted for the modules below it: no kernel is compiled from it."""
+    tree = ast.parse(module_file(module).read_text())
+    return frozenset(name for name in _imported_names(module, tree)
+                     if module_file(name) is not None and name != module)
+
+
+@functools.cache
+def imported_modules(module: str) -> tuple[str, ...]:
+    """``module`` and every solver module it imports, directly or through another, sorted."""
+    seen = {module}
+    pending = [module]
+    while pending:
+        for name in direct_imports(pending.pop()):
+            if name not in seen:
+                seen.add(name)
+                pending.append(name)
+    return tuple(sorted(seen))
+
+
+@functools.cache
+def module_digest(module: str) -> str:
+    """The SHA-256 of the sources ``module``'s compiled code may come from: its own and those
+    of ``imported_modules``. A function of another module (a test's, a tool's) is keyed to the
+    whole package instead."""
+    if module_file(module) is None:
+        return source_digest()
+    return _digest(module_file(name) for name in imported_modules(module))
+
+
+def cache_base() -> tuple[Path, bool]:
+    """Where the cache directories live, and whether they are ours to clean."""
     chosen = os.environ.get("NUMBA_CACHE_DIR")
     if chosen:
-        base, own = Path(chosen), False
-    elif os.access(PACKAGE, os.W_OK):
-        base, own = PACKAGE / "__pycache__" / "numba", True
-    else:
-        base, own = Path.home() / ".cache" / "sudoku-pipeline" / "numba", True
-    directory = base / source_digest()[:16]
-    if own and not directory.is_dir():
-        _remove_older(base, keep=directory.name)
+        return Path(chosen), False
+    if os.access(PACKAGE, os.W_OK):
+        return PACKAGE / "__pycache__" / "numba", True
+    return Path.home() / ".cache" / "sudoku-pipeline" / "numba", True
+
+
+def directory_of(module: str) -> Path:
+    """The cache directory of ``module``'s source (not made): ``<module>-<digest>``."""
+    return cache_base()[0] / f"{module}-{module_digest(module)[:16]}"
+
+
+@functools.cache
+def cache_directory(module: str) -> str:
+    """The directory numba's cache of ``module`` lives in (made, and older ones removed)."""
+    directory = directory_of(module)
+    if cache_base()[1] and not directory.is_dir():
+        _remove_older(directory)
     directory.mkdir(parents=True, exist_ok=True)
     return str(directory)
 
 
 def compiled_before() -> bool:
-    """Whether this source has been compiled on this machine already (its cache holds code):
-    if not, the first solve compiles it, which takes a minute or so."""
-    return any(Path(cache_directory()).rglob("*.nbi"))
+    """Whether this source of the search has been compiled on this machine already (its
+    cache holds code): if not, the first solve compiles it, which takes a minute or so."""
+    return any(directory_of(SEARCH_MODULE).rglob("*.nbi"))
 
 
-def _remove_older(base: Path, keep: str) -> None:
-    """Remove the caches of other digests (another process may be removing them too)."""
-    if base.is_dir():
-        for entry in base.iterdir():
-            if entry.name != keep and entry.is_dir():
+def _remove_older(directory: Path) -> None:
+    """Remove the caches of the same module's other digests (another process may be removing
+    them too)."""
+    module = directory.name.rpartition("-")[0]
+    if directory.parent.is_dir():
+        for entry in directory.parent.iterdir():
+            if (entry.is_dir() and entry.name != directory.name
+                    and entry.name.rpartition("-")[0] == module):
                 shutil.rmtree(entry, ignore_errors=True)
 
 
 def compiled(function=None, **options):
-    """``numba.njit(cache=True, nogil=True, **options)``, cached in ``cache_directory()``.
+    """``numba.njit(cache=True, nogil=True, **options)``, cached in the ``cache_directory`` of
+    the function's module.
 
     Every kernel releases the GIL: a worker's heartbeat is a thread, and a kernel that held the
     GIL for longer than the stall limit (a 16 x 16 batch may search for minutes) would have its
@@ -80,7 +173,7 @@ def compiled(function=None, **options):
     import numba
 
     before = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = cache_directory()
+    numba.config.CACHE_DIR = cache_directory(function.__module__)
     try:
         return numba.njit(cache=True, **{"nogil": True, **options})(function)
     finally:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from solver.vocabulary import (
     BOXSIZES,
@@ -99,6 +99,17 @@ def check_alphabet(alphabet: object, boxsize: int | str) -> str:
     return alphabet
 
 
+class Limits(NamedTuple):
+    """How a search runs (SPEC section 2), as the compiled searches take it: its caps and its
+    variant, one record (``SolveOptions.limits``)."""
+
+    max_solutions: int
+    max_nodes: int
+    prune_once: bool  # one ``prune`` per node (seeds 000, 001, 003)
+    first_cell: bool  # expand the first open cell (Hutton's ``solve4``)
+    hidden_singles: bool  # rule set ``singles``
+
+
 @dataclass(frozen=True)
 class SolveOptions:
     """How to search (SPEC section 2: variant, rule set, caps), what to measure (sections 5
@@ -147,6 +158,12 @@ class SolveOptions:
     @property
     def hidden_singles(self) -> bool:
         return self.rules == "singles"
+
+    @property
+    def limits(self) -> Limits:
+        """The caps and variant of the search, as the compiled searches take them."""
+        return Limits(self.max_solutions, self.max_nodes, self.prune_once, self.first_cell,
+                      self.hidden_singles)
 
     def measured(self, measure: str) -> bool:
         """Whether ``measure`` (one of MEASURES) is asked for."""

@@ -30,7 +30,7 @@ def second_half() -> None:
     """The generators, the search and grade of every other box size, and rating and backdoor
     size (the same kernels at every size): about as long."""
     import solver
-    from solver.generate import candidates
+    from solver.compiled.generate import candidates
     from solver.grid import text_of
 
     candidates(1, 0, 1, 3)

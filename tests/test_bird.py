@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import bird
+from solver.reference import bird
 from tests.solver_cases import HUTTON
 
 

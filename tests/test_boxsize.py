@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 import solver
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
-from solver import bird, generate
+from solver.compiled import generate
 from solver.grid import symbols
+from solver.reference import bird
 from tests import runs
 
 DATA = Path(__file__).resolve().parent / "data" / "boxsize"
@@ -325,7 +326,7 @@ def test_memory_stays_flat_on_a_file_of_25x25_puzzles(tmp_path):
 def test_subsets_by_hall_are_subsets_one_by_one(row):
     """The reference's two ways to S and to a crowded unit (every subset of cells; Hall's
     theorem, for units of more than 9 cells) are the same."""
-    from solver import bird, ladder
+    from solver.reference import bird, ladder
 
     assert ladder.crowded_by_subsets(row) == (ladder.matching(row) is None)
     if not ladder.crowded_by_subsets(row):

@@ -16,8 +16,13 @@ from hypothesis import strategies as st
 
 import solver
 from solver import symmetry
-from solver.canonical import canonical, canonical_ascii, canonical_grids, canonical_with_symmetry
-from solver.canonical_reference import canonical_reference
+from solver.compiled.canonical import (
+    canonical,
+    canonical_ascii,
+    canonical_grids,
+    canonical_with_symmetry,
+)
+from solver.reference.canonical import canonical_reference
 from tests.solver_cases import SHARED_DATASETS, as_text, excerpts, puzzles
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -261,7 +266,7 @@ def test_cell_values_above_nine_are_refused():
 
 
 def test_importing_compiles_nothing():
-    code = ("import solver.canonical as c; "
+    code = ("import solver.compiled.canonical as c; "
             "assert not c.canonical_batch.signatures, c.canonical_batch.signatures")
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 

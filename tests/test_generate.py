@@ -18,11 +18,11 @@ from pipeline.generate_work import Draws, draw_table
 from pipeline.resume import SUMMARY_FILE
 from pipeline.settings import load_generation
 from pipeline.summary import read_summary
-from solver import generate as generate_module
-from solver.canonical_reference import canonical_reference as reference_canonical
-from solver.generate import candidates, orbits
+from solver.compiled import generate as generate_module
+from solver.compiled.generate import candidates, orbits
 from solver.grid import tables
 from solver.options import SolveOptions
+from solver.reference.canonical import canonical_reference as reference_canonical
 from solver.vocabulary import GRADES, SYMMETRIES
 from tests import runs
 
@@ -213,10 +213,8 @@ def any_size_candidates(seed, first, count, symmetry, minimal):
     """9 x 9 draws by the kernels every other box size uses (``candidates`` has its own)."""
     puzzles = np.zeros((count, 81), np.uint8)
     solutions = np.zeros((count, 81), np.uint8)
-    shape = tables(3)
     generate_module._candidates(np.uint64(seed), first, puzzles, solutions,
-                                orbits(3, symmetry), minimal, shape.units, shape.peers,
-                                shape.unit_of)
+                                orbits(3, symmetry), minimal, tables(3))
     return puzzles, solutions
 
 

@@ -1,5 +1,6 @@
-"""numba's cache is keyed to the solver's whole source (``solver.jit``): an edit to a kernel that
-another file inlines is never run stale."""
+"""numba's cache is keyed per module to its source and the solver modules it imports
+(``solver.jit``): an edit to a kernel that another file inlines is never run stale, and an edit
+elsewhere (a docstring of ``solver/api.py``) recompiles nothing."""
 
 from __future__ import annotations
 
@@ -26,11 +27,31 @@ print(int(solver.solve_grids(np.where(grid > 9, 0, grid)).search_nodes[0]))
 """
 
 
-def test_the_cache_directory_is_named_after_the_source_digest():
+def test_each_module_is_cached_in_a_directory_named_after_its_digest():
     digest = solver.source_digest()
     assert len(digest) == 64 and digest == jit.source_digest()
-    assert Path(jit.cache_directory()).name == digest[:16]
-    assert Path(jit.cache_directory()).is_dir()
+    directory = Path(jit.cache_directory(jit.SEARCH_MODULE))
+    assert directory.name == f"{jit.SEARCH_MODULE}-{jit.module_digest(jit.SEARCH_MODULE)[:16]}"
+    assert directory.is_dir()
+
+
+def _compiled_modules() -> list[str]:
+    """The solver modules that define compiled functions."""
+    return [".".join(path.relative_to(jit.PACKAGE.parent).with_suffix("").parts)
+            for path in jit.source_files() if "@compiled" in path.read_text()]
+
+
+def test_a_kernel_module_is_keyed_to_what_it_imports_and_nothing_else():
+    modules = _compiled_modules()
+    assert jit.SEARCH_MODULE in modules and len(modules) >= 5
+    for module in modules:
+        keyed = jit.imported_modules(module)
+        assert module in keyed and "solver.jit" in keyed
+        # the API, the package's __init__ (which imports the API) and the reference are not
+        assert not {"solver", "solver.api"} & set(keyed), (module, keyed)
+    search = jit.imported_modules(jit.SEARCH_MODULE)
+    kernels = [name for name in search if name != jit.SEARCH_MODULE and "kernels" in name]
+    assert kernels, search  # the search inlines the kernel library: an edit there recompiles it
 
 
 def _nodes(package_parent: Path) -> int:
@@ -44,10 +65,10 @@ def _nodes(package_parent: Path) -> int:
 
 @pytest.mark.slow
 def test_an_edit_to_a_shared_kernel_compiles_every_caller_again(tmp_path):
-    """A copy of the solver is compiled and cached; then ``kernels.pick_cell``, which
-    ``solver.fast`` inlines from another file, is edited to expand the first open cell: the next
-    process runs the edited kernel (the search of ``cell = "first"``), not fast.py's cached
-    code, and the cache of the old source is gone."""
+    """A copy of the solver is compiled and cached; then ``kernels_9x9.pick_cell``, which
+    ``solver.compiled.search_9x9`` inlines from another file, is edited to expand the first
+    open cell: the next process runs the edited kernel (the search of ``cell = "first"``), not
+    search_9x9.py's cached code, and the cache of the old source of the search is gone."""
     copy = tmp_path / "solver"
     shutil.copytree(ROOT / "solver", copy, ignore=shutil.ignore_patterns("__pycache__"))
     before = _nodes(tmp_path)
@@ -56,10 +77,14 @@ def test_an_edit_to_a_shared_kernel_compiles_every_caller_again(tmp_path):
     assert before == solver.solve_grids(grid).search_nodes[0]
     assert _nodes(tmp_path) == before  # cached this time: the same code
     old_caches = set((copy / "__pycache__" / "numba").iterdir())
-    kernels = copy / "kernels.py"
+    kernels = copy / "compiled" / "kernels_9x9.py"
     source = kernels.read_text()
     assert source.count("if first_cell or n == 2:") == 1
     kernels.write_text(source.replace("if first_cell or n == 2:", "if True:"))
     after = _nodes(tmp_path)
     assert after == solver.solve_grids(grid, cell="first").search_nodes[0] != before
-    assert not old_caches & set((copy / "__pycache__" / "numba").iterdir())
+    # the caches of the old source of the search are gone, those of modules not built on the
+    # edited kernels (the canonical form's) are kept
+    new_caches = set((copy / "__pycache__" / "numba").iterdir())
+    assert not {path for path in old_caches if path.name.startswith(jit.SEARCH_MODULE + "-")} \
+        & new_caches

@@ -1,5 +1,6 @@
 """SPEC section 5: ``grade``, ``rating`` and ``backdoor_size``, the fast implementation against
-Bird-style reference (``solver.ladder``), their laws, worked examples of each rung, and their nulls."""
+Bird-style reference (``solver.reference.ladder``), their laws, worked examples of each rung, and
+their nulls."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ import pytest
 from hypothesis import given, settings
 
 import solver
-from solver import bird, fast_grade, fast_ladder, ladder, symmetry
+from solver import symmetry
+from solver.compiled import grade as compiled_grade
+from solver.compiled import measures_9x9
 from solver.grid import ascii_rows, grids_from_ascii
+from solver.reference import bird, ladder
 from tests.solver_cases import HUTTON, SHARED_DATASETS, as_text, excerpts, puzzles
 
 # Small enough for the reference search of every copy to stay quick in `make test`; rows whose
@@ -88,7 +92,7 @@ def test_a_rating_is_the_mean_depth_of_the_copies_searched_by_the_fast_implement
     cells = symmetry.rating_copies(37)
     found = solver.solve_grids(grids[:, cells].reshape(-1, 81), rules="singles", max_solutions=2)
     expected = found.search_depth.reshape(len(texts), 37).sum(axis=1) / 37
-    assert fast_ladder.ratings(grids, 37, solver.DEFAULT_MAX_NODES).tolist() == expected.tolist()
+    assert measures_9x9.ratings(grids, 37, solver.DEFAULT_MAX_NODES).tolist() == expected.tolist()
 
 
 # -- fast against reference ------------------------------------------------------------------------
@@ -99,12 +103,12 @@ def test_grades_agree_on_every_excerpt_up_to_wings():
     """The rungs below the trials on every excerpt (tests/test_ladder_rungs.py holds the trials:
     the reference's are slow)."""
     texts = excerpt_texts() + list(HUTTON.values())
-    fast = [solver.GRADES[code] for code in fast_grade.grades(grids_of(texts), 3, "wings")]
+    fast = [solver.GRADES[code] for code in compiled_grade.grades(grids_of(texts), 3, "wings")]
     assert fast == [ladder.grade(matrix_of(text), "wings") for text in texts]
 
 
 def assert_ratings_agree(texts, samples, max_nodes):
-    fast = fast_ladder.ratings(grids_of(texts), samples, max_nodes)
+    fast = measures_9x9.ratings(grids_of(texts), samples, max_nodes)
     for text, mine in zip(texts, fast, strict=True):
         oracle = ladder.rating(matrix_of(text), samples, max_nodes)
         assert (None if np.isnan(mine) else mine) == oracle, text
@@ -122,7 +126,7 @@ def test_ratings_agree_on_every_excerpt_with_more_copies_and_nodes():
 
 
 def assert_backdoors_agree(pairs):
-    fast = fast_ladder.backdoor_sizes(grids_of([t for t, _ in pairs]),
+    fast = measures_9x9.backdoor_sizes(grids_of([t for t, _ in pairs]),
                                       grids_of([s for _, s in pairs]))
     for (text, solution), mine in zip(pairs, fast, strict=True):
         oracle = ladder.backdoor_size(matrix_of(text), matrix_of(solution))
@@ -133,7 +137,7 @@ def test_backdoors_agree_on_the_excerpts_singles_finish_with_a_cell_or_two():
     """The reference tries every pair of open cells before it says 3: the excerpts that need at
     most one cell, and the first few that need two."""
     pairs = unique_rows(excerpt_texts())
-    sizes = fast_ladder.backdoor_sizes(grids_of([t for t, _ in pairs]),
+    sizes = measures_9x9.backdoor_sizes(grids_of([t for t, _ in pairs]),
                                        grids_of([s for _, s in pairs]))
     chosen = [p for p, size in zip(pairs, sizes, strict=True) if size <= 1]
     chosen += [p for p, size in zip(pairs, sizes, strict=True) if size == 2][:4]
@@ -143,7 +147,7 @@ def test_backdoors_agree_on_the_excerpts_singles_finish_with_a_cell_or_two():
 @pytest.mark.slow
 def test_backdoors_agree_on_every_excerpt_up_to_two_cells_and_on_one_of_three():
     pairs = unique_rows(excerpt_texts())
-    sizes = fast_ladder.backdoor_sizes(grids_of([t for t, _ in pairs]),
+    sizes = measures_9x9.backdoor_sizes(grids_of([t for t, _ in pairs]),
                                        grids_of([s for _, s in pairs]))
     chosen = [p for p, size in zip(pairs, sizes, strict=True) if size <= 2]
     chosen += [p for p, size in zip(pairs, sizes, strict=True) if size == 3][:1]
@@ -174,10 +178,10 @@ def test_fresh_samples_of_the_shared_sets():
         if path.suffix == ".csv":
             lines = [line.split(",")[0] for line in lines[1:]]
         texts = rng.sample(lines, 3)
-        fast = [solver.GRADES[code] for code in fast_grade.grades(grids_of(texts), 3, "trial")]
+        fast = [solver.GRADES[code] for code in compiled_grade.grades(grids_of(texts), 3, "trial")]
         assert fast == [ladder.grade(matrix_of(text), "trial") for text in texts], path.name
         pairs = unique_rows(texts)
-        sizes = fast_ladder.backdoor_sizes(grids_of([t for t, _ in pairs]),
+        sizes = measures_9x9.backdoor_sizes(grids_of([t for t, _ in pairs]),
                                            grids_of([s for _, s in pairs]))
         assert_backdoors_agree([p for p, size in zip(pairs, sizes, strict=True) if size <= 2])
         assert_ratings_agree(texts, 2, 200)
@@ -225,14 +229,14 @@ def assert_invariant_under_symmetries(texts, rng, times=3):
     """grade and backdoor_size of every image, digits relabelled too, equal the original's."""
     pairs = unique_rows(texts)
     grids, solutions = grids_of([t for t, _ in pairs]), grids_of([s for _, s in pairs])
-    grade = fast_grade.grades(grids, 3)
-    backdoor = fast_ladder.backdoor_sizes(grids, solutions)
+    grade = compiled_grade.grades(grids, 3)
+    backdoor = measures_9x9.backdoor_sizes(grids, solutions)
     for _ in range(times):
         cells, relabel = symmetry.random_symmetry(rng)
         images = symmetry.apply(grids, cells, relabel)
-        assert fast_grade.grades(images, 3).tolist() == grade.tolist()
+        assert compiled_grade.grades(images, 3).tolist() == grade.tolist()
         image_solutions = symmetry.apply(solutions, cells, relabel)
-        assert fast_ladder.backdoor_sizes(images, image_solutions).tolist() == backdoor.tolist()
+        assert measures_9x9.backdoor_sizes(images, image_solutions).tolist() == backdoor.tolist()
 
 
 def test_grade_and_backdoor_are_invariant_under_symmetries_on_excerpts():
@@ -253,7 +257,7 @@ def assert_lower_rungs_are_the_classes(texts):
                           found.singles_solvable[graded])
     assert np.array_equal((grade == "prune")[graded], found.prune_solvable[graded])
     # and every row that the fast implementation grades at all gets the grade of the pure function
-    assert found.grade[graded].tolist() == fast_grade.grades(grids_of(texts)[graded], 3).tolist()
+    assert found.grade[graded].tolist() == compiled_grade.grades(grids_of(texts)[graded], 3).tolist()
 
 
 def test_prune_and_singles_rungs_are_prune_and_singles_solvable_on_excerpts():
@@ -268,10 +272,10 @@ def test_prune_and_singles_rungs_are_the_classes_on_generated_puzzles(text):
 
 def test_a_rating_does_not_depend_on_the_rest_of_the_batch():
     texts = [text for text, _ in unique_rows(excerpt_texts())][::3]
-    alone = [fast_ladder.ratings(grids_of([text]), 4, 5_000)[0] for text in texts]
-    together = fast_ladder.ratings(grids_of(texts), 4, 5_000)
+    alone = [measures_9x9.ratings(grids_of([text]), 4, 5_000)[0] for text in texts]
+    together = measures_9x9.ratings(grids_of(texts), 4, 5_000)
     order = np.random.default_rng(3).permutation(len(texts))
-    shuffled = fast_ladder.ratings(grids_of([texts[i] for i in order]), 4, 5_000)
+    shuffled = measures_9x9.ratings(grids_of([texts[i] for i in order]), 4, 5_000)
     assert together.tolist() == alone
     assert shuffled.tolist() == [alone[i] for i in order]
     # through the API, between rows of every other kind

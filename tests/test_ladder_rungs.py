@@ -12,8 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import solver
-from solver import bird, fast_grade, generate, ladder, symmetry
+from solver import symmetry
+from solver.compiled import generate
+from solver.compiled import grade as compiled_grade
 from solver.grid import ascii_rows, grids_from_ascii, symbols
+from solver.reference import bird, ladder
 from tests.solver_cases import SHARED_DATASETS, excerpts
 from tests.test_ladder import RUNG_EXAMPLES, grids_of, matrix_of
 
@@ -24,7 +27,7 @@ def fast_grades(texts, limit="trial2", boxsize=3):
     rows, errors = ascii_rows(texts, boxsize**4)
     assert not any(errors)
     grids = grids_from_ascii(rows)[0] if boxsize != 3 else grids_of(texts)
-    return [solver.GRADES[code] for code in fast_grade.grades(grids, boxsize, limit)]
+    return [solver.GRADES[code] for code in compiled_grade.grades(grids, boxsize, limit)]
 
 
 def reference_grades(texts, limit):
@@ -117,10 +120,10 @@ def test_the_grade_is_invariant_under_symmetries_on_the_hard_excerpts():
     texts = [text for name, text in excerpts() if "hardest" in name or "top" in name]
     grids = grids_of(texts)
     rng = np.random.default_rng(20)
-    expected = fast_grade.grades(grids, 3)
+    expected = compiled_grade.grades(grids, 3)
     for _ in range(3):
         cells, relabel = symmetry.random_symmetry(rng)
-        assert fast_grade.grades(symmetry.apply(grids, cells, relabel), 3).tolist() == \
+        assert compiled_grade.grades(symmetry.apply(grids, cells, relabel), 3).tolist() == \
             expected.tolist()
 
 

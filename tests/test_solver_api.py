@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 
 import solver
-from solver import bird, symmetry
+from solver import symmetry
+from solver.reference import bird
 from tests.solver_cases import HUTTON, as_text, excerpts, puzzles
 
 

@@ -1,7 +1,7 @@
 """Benchmark other box sizes (issue 19); prints figures, never fails on a time.
 
 The puzzles are made here, the same every time (no shared data needed): complete grids from
-``solver.generate`` (draws of a fixed seed), then cells blanked in a random order while the
+``solver.compiled.generate`` (draws of a fixed seed), then cells blanked in a random order while the
 solution stays unique, down to a number of givens drawn from the range asked for (16 x 16:
 42-50% of the cells given); for 9 x 9 and 16 x 16 only puzzles that pruning alone does not solve
 (they need search) are kept. For each box size:
@@ -38,7 +38,7 @@ import baseline_bitmask  # noqa: E402
 from bench_solver import machine  # noqa: E402
 
 import solver  # noqa: E402
-from solver import generate  # noqa: E402
+from solver.compiled import generate  # noqa: E402
 from solver.grid import symbols, tables  # noqa: E402
 
 OUT = ROOT / "bench-output"

@@ -1,4 +1,5 @@
-"""Canonical-form benchmark: puzzles/s per core of ``solver.canonical.canonical_grids``, per set.
+"""Canonical-form benchmark: puzzles/s per core of ``solver.compiled.canonical.canonical_grids``,
+per set.
 
 Run with ``python tools/bench_canonical.py`` (``make bench`` runs it too).  Reads the public sets
 from ``../shared/datasets`` when that folder is there (override with ``--datasets DIR``) and says
@@ -27,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench_solver import DEFAULT_DATASETS, datasets_missing, machine  # noqa: E402  (tools/ is on sys.path when run as a script)
 
-from solver.canonical import TABLES, canonical_batch, canonical_grids  # noqa: E402
+from solver.compiled.canonical import TABLES, canonical_batch, canonical_grids  # noqa: E402
 from solver.grid import CELL_OF_BYTE, INVALID_BYTE  # noqa: E402
 
 # (file, CSV column or None for one puzzle a line, target puzzles/s per core or None)

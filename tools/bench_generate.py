@@ -6,7 +6,7 @@ compiled code from numba's cache):
 
 - QQWing (``qqwing --generate N --one-line``: minimal puzzles with one solution), when it is
   installed (``apt-get install qqwing``); the bench says so plainly when it is not;
-- ``solver.generate.candidates`` alone, in this process (one core): the drawing;
+- ``solver.compiled.generate.candidates`` alone, in this process (one core): the drawing;
 - ``generate_dataset`` with one worker (``--workers 1``, the local engine): the whole run,
   drawing, solving, grading, writing and selecting parts, its puzzles per second as its
   summary counts them (compiling not counted; the selection runs in this process beside the
@@ -38,7 +38,7 @@ from bench_solver import machine  # noqa: E402  (tools/ is on sys.path when run 
 
 from pipeline.generate import generate_dataset  # noqa: E402
 from pipeline.settings import load_generation  # noqa: E402
-from solver.generate import candidates  # noqa: E402
+from solver.compiled.generate import candidates  # noqa: E402
 from solver.vocabulary import GRADES  # noqa: E402
 
 QQWING_COUNT = 1500
@@ -70,7 +70,7 @@ def qqwing_rate(count: int, repeats: int) -> tuple[float, float] | None:
 
 
 def candidates_rate(count: int, repeats: int, boxsize: int = 3) -> float:
-    """Draws per CPU second of ``solver.generate.candidates`` in this process (median)."""
+    """Draws per CPU second of ``solver.compiled.generate.candidates`` in this process (median)."""
     candidates(1, 0, 2, boxsize)
     rates = []
     for seed in range(repeats):
@@ -116,7 +116,7 @@ def main() -> None:
         print(f"{f'QQWing (qqwing --generate {QQWING_COUNT} --one-line)':50}{qqwing[0]:10,.0f}"
               f"{qqwing[1]:12,.0f}  puzzles/s")
     drawn = candidates_rate(args.count, args.repeats)
-    print(f"{'solver.generate.candidates, 9 x 9 (drawing only)':50}{'':10}{drawn:12,.0f}")
+    print(f"{'solver.compiled.generate.candidates, 9 x 9 (drawing only)':50}{'':10}{drawn:12,.0f}")
     whole, generated, whole_cpu = run_rate(args.count, args.repeats)
     ratio = (f"  {whole / qqwing[0]:.1f} x QQWing by the wall, {whole_cpu / qqwing[1]:.1f} x "
              "per CPU second") if qqwing else ""

@@ -1,6 +1,6 @@
 """Benchmark of SPEC 5.1's ``grade`` on the nine-rung ladder (issue 20): puzzles/s per core.
 
-- the grade alone (``solver.fast_grade.grades``, the compiled ladder of every box size) on
+- the grade alone (``solver.compiled.grade.grades``, the compiled ladder of every box size) on
   ``kaggle_1m_sample.csv``, ``top1465.txt`` and 2,000 puzzles of
   ``forum_hardest_1905_sample.txt``, under the default ``grade_limit`` (trial2) and under
   ``--grade-limit subsets`` (the four-rung ladder's cost);
@@ -36,16 +36,16 @@ TARGETS = {"top1465.txt": 1_000, "forum_hardest_1905_sample.txt": 100}  # puzzle
 
 
 def grade_rates(datasets: Path, repeats: int) -> None:
-    from solver import fast_grade
+    from solver.compiled import grade as compiled_grade
 
-    print("\n## grade alone (solver.fast_grade.grades), puzzles/s per core")
+    print("\n## grade alone (solver.compiled.grade.grades), puzzles/s per core")
     print(f"{'set':32s} {'puzzles':>8s} {'limit':>8s} {'puzzles/s':>10s} {'target':>7s}  "
           f"grades ({'/'.join(solver.GRADES)})")
     for name, size in GRADE_SETS:
         puzzles = load(datasets / name)[:size]
         grids = grids_of(puzzles)
         for limit in LIMITS:
-            seconds, grades = median_seconds(partial(fast_grade.grades, grids, 3, limit), repeats)
+            seconds, grades = median_seconds(partial(compiled_grade.grades, grids, 3, limit), repeats)
             counts = np.bincount(grades, minlength=len(solver.GRADES))
             target = f"{TARGETS[name]:,}" if name in TARGETS and limit == "trial2" else "-"
             print(f"{name:32s} {len(grids):8,d} {limit:>8s} {len(grids) / seconds:10,.0f} "
@@ -78,9 +78,9 @@ def main() -> int:
         return 0
     print(f"datasets: {args.datasets}; median of {args.repeats} runs after a warm-up; one core")
     start = time.perf_counter()
-    from solver import fast_grade
+    from solver.compiled import grade as compiled_grade
 
-    fast_grade.grades(np.zeros((1, 81), np.uint8), 3)
+    compiled_grade.grades(np.zeros((1, 81), np.uint8), 3)
     solver.solve("." * 81)
     print(f"engines load (numba cache) {time.perf_counter() - start:.2f} s")
     grade_rates(args.datasets, args.repeats)

@@ -130,11 +130,12 @@ def main() -> int:
     print(f"datasets: {args.datasets}; median of {args.repeats} runs after a warm-up; one core")
     start = time.perf_counter()
     solver.solve("." * 81)
-    from solver import fast_grade, fast_ladder
+    from solver.compiled import grade as compiled_grade
+    from solver.compiled import measures_9x9
 
     empty = np.zeros((1, 81), np.uint8)
-    fast_grade.grades(empty, 3), fast_ladder.ratings(empty, 1, 1)
-    fast_ladder.backdoor_sizes(empty, np.ones((1, 81), np.uint8))
+    compiled_grade.grades(empty, 3), measures_9x9.ratings(empty, 1, 1)
+    measures_9x9.backdoor_sizes(empty, np.ones((1, 81), np.uint8))
     print(f"engines load (numba cache) {time.perf_counter() - start:.2f} s")
     print("\n## rating, K = 32 (each copy's budget: the default max_nodes)")
     measure_rate(args.datasets, RATING_SET, "rating", args.repeats)

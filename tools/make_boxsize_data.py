@@ -1,5 +1,5 @@
 """Write the generated test puzzles of every box size (tests/data/boxsize/generated_b*.txt):
-unique puzzles from ``solver.generate`` (draws of a fixed seed, minimal or not), and, for each
+unique puzzles from ``solver.compiled.generate`` (draws of a fixed seed, minimal or not), and, for each
 size, a puzzle with several solutions, a contradictory one and invalid rows.
 
     python tools/make_boxsize_data.py
@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from solver import generate  # noqa: E402
+from solver.compiled import generate  # noqa: E402
 from solver.grid import symbols  # noqa: E402
 
 SEED = 2026

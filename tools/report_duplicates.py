@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench_solver import DEFAULT_DATASETS, datasets_missing  # noqa: E402  (tools/ on sys.path)
 
-from solver.canonical import canonical_ascii  # noqa: E402
+from solver.compiled.canonical import canonical_ascii  # noqa: E402
 from solver.vocabulary import BLANKS  # noqa: E402
 
 TO_DOTS = str.maketrans({blank: "." for blank in BLANKS})

@@ -1,5 +1,6 @@
-"""SPEC 5.2's ``rating`` and 5.3's ``backdoor_size`` for box sizes other than 3 (SPEC 7), with the
-search of ``solver.fast_any`` (9 x 9 puzzles have their own kernels, ``solver.fast_ladder``).
+"""SPEC 5.2's ``rating`` and 5.3's ``backdoor_size`` for every box size (SPEC 7), with the
+search of ``solver.compiled.search``; 9 x 9 puzzles go to their specialisation,
+``solver.compiled.measures_9x9`` (its search holds matrices as digit bands).
 
 Both are searches of whole batches: a rating searches the puzzle's K symmetric copies, each
 with ``rules = "singles"`` and ``max_solutions = 2``; a backdoor of k cells is found by
@@ -13,7 +14,7 @@ from itertools import combinations
 
 import numpy as np
 
-from solver import fast_any
+from solver.compiled import measures_9x9, search
 from solver.options import SolveOptions
 from solver.symmetry import rating_copies
 
@@ -23,12 +24,14 @@ NO_BACKDOOR = -1  # larger than the cells searched (SPEC 5.3: null)
 def ratings(grids: np.ndarray, boxsize: int, samples: int, max_nodes: int) -> np.ndarray:
     """SPEC 5.2 and 7 for every row of ``grids`` ((n, C) values): the mean ``singles`` search
     depth over copies 0 .. samples-1; NaN where some copy hits ``max_nodes``."""
+    if boxsize == 3:
+        return measures_9x9.ratings(grids, samples, max_nodes)
     copies = rating_copies(samples, boxsize).astype(np.intp)
     options = SolveOptions(max_solutions=2, max_nodes=max_nodes, rules="singles",
                            boxsize=boxsize)
     out = np.empty(len(grids), np.float64)
     for i, grid in enumerate(grids):
-        found = fast_any.solve_grids(grid[copies], options, boxsize)
+        found = search.solve_grids(grid[copies], options, boxsize)
         out[i] = np.nan if found.budget_exceeded.any() else found.search_depth.mean()
     return out
 
@@ -37,6 +40,8 @@ def backdoor_sizes(grids: np.ndarray, solutions: np.ndarray, boxsize: int) -> np
     """SPEC 5.3 and 7 for every row, given its solution ((n, C) values): the least number of its
     cells that make the puzzle singles-solvable, searched up to 3 cells for box sizes up to 3
     and up to 1 beyond; -1 when more."""
+    if boxsize == 3:
+        return measures_9x9.backdoor_sizes(grids, solutions)
     largest = 3 if boxsize <= 3 else 1
     options = SolveOptions(max_solutions=1, max_nodes=1, rules="singles", boxsize=boxsize)
     out = np.full(len(grids), NO_BACKDOOR, np.int8)
@@ -47,7 +52,7 @@ def backdoor_sizes(grids: np.ndarray, solutions: np.ndarray, boxsize: int) -> np
             filled = np.repeat(grid[None, :], len(chosen), axis=0)
             rows = np.arange(len(chosen))[:, None]
             filled[rows, chosen] = solution[chosen]
-            if fast_any.solve_grids(filled, options, boxsize).singles_solvable.any():
+            if search.solve_grids(filled, options, boxsize).singles_solvable.any():
                 out[i] = size
                 break
     return out

@@ -1,5 +1,5 @@
 """The canonical ("minlex") form of a puzzle by walking every cell symmetry: the oracle for
-``solver.canonical``.
+``solver.compiled.canonical``.
 
 SPEC section 6: "The Sudoku symmetries: transpose or not; permute the three bands, the rows within
 each band, the three stacks, the columns within each stack (2 x 6^8 = 3,359,232 cell symmetries);

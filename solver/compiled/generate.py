@@ -16,7 +16,7 @@ node budget of its own (``CHECK_NODES``), fixed, so that no setting changes a dr
 9 x 9 draws, the common case, have kernels of their own on 9-bit masks (the end of this
 module): the same searches to the node, and a blanking that leaves another solution visible
 in the solution itself (a "swap set" without a given) refused without a search; the other
-sizes run the kernels of ``solver.fast_any``. The tests hold the two equal on 9 x 9.
+sizes run the kernels of ``solver.compiled.search``. The tests hold the two equal on 9 x 9.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver import kernels
-from solver.fast_any import (
+from solver.compiled import kernels_9x9
+from solver.compiled.kernels import (
+    lowest_bit_index,
     pick_cell,
     propagate,
     propagate_fixpoint,
@@ -35,9 +36,9 @@ from solver.fast_any import (
     single,
     work_arrays,
 )
-from solver.grid import TABLES, tables
+from solver.compiled.kernels_9x9 import ALL, ALL_UNITS, BIT_TABLES, QUEUE_LENGTH, STACK_DEPTH
+from solver.grid import tables
 from solver.jit import compiled
-from solver.kernels import ALL, ALL_UNITS, QUEUE_LENGTH, STACK_DEPTH, lowest_bit_index
 from solver.vocabulary import SYMMETRIES
 
 # A removal whose uniqueness check needs more nodes than this is refused (the orbit stays):
@@ -84,11 +85,10 @@ def candidates(seed: int, first: int, count: int, boxsize: int, symmetry: str = 
     solutions = np.zeros((count, cells), np.uint8)
     seed = np.uint64(seed % 2**64)
     if boxsize == 3:
-        _candidates9(seed, first, puzzles, solutions, orbits(3, symmetry), minimal, TABLES)
+        _candidates9(seed, first, puzzles, solutions, orbits(3, symmetry), minimal, BIT_TABLES)
         return puzzles, solutions
-    shape = tables(boxsize)
     _candidates(seed, first, puzzles, solutions, orbits(boxsize, symmetry), minimal,
-                shape.units, shape.peers, shape.unit_of)
+                tables(boxsize))
     return puzzles, solutions
 
 
@@ -120,7 +120,7 @@ def _below(state, n):
 
 
 @compiled
-def _random_grid(state, work, grid, solution, units, peers, unit_of, full):
+def _random_grid(state, work, grid, solution, tables):
     """A complete grid into ``solution``: a depth-first search from the blank grid, propagating
     naked and hidden singles at every node, expanding the first cell with the fewest choices
     and trying its digits in a random order; the first complete grid found."""
@@ -133,7 +133,7 @@ def _random_grid(state, work, grid, solution, units, peers, unit_of, full):
     while True:
         matrix = stack[depth]
         untried[depth] = 0
-        if not propagate(grid, matrix, seed, work, False, True, units, peers, unit_of, full):
+        if not propagate(grid, matrix, seed, work, False, True, tables):
             best = -1
             fewest = 64
             for cell in range(cells):
@@ -183,7 +183,7 @@ def _random_grid(state, work, grid, solution, units, peers, unit_of, full):
 
 
 @compiled
-def _reduce(state, work, puzzle, solution, placed, orbits, minimal, units, peers, unit_of, full):
+def _reduce(state, work, puzzle, solution, placed, orbits, minimal, tables):
     """Blank the orbits of ``puzzle`` (the solution, to start) in a random order while the
     solution stays unique; with ``minimal`` every orbit is tried, else until one cannot go."""
     n_orbits = orbits.shape[0]
@@ -194,16 +194,17 @@ def _reduce(state, work, puzzle, solution, placed, orbits, minimal, units, peers
     for cell in range(puzzle.shape[0]):
         puzzle[cell] = solution[cell]
     # ``placed``: the digits given in each unit, kept up to date as cells go and come back.
-    for unit in range(units.shape[0]):
-        placed[unit] = full
+    unit_of = tables.unit_of
+    for unit in range(placed.shape[0]):
+        placed[unit] = tables.full
     for k in range(n_orbits):
         orbit = orbits[order[k]]
         for m in range(4):
             if orbit[m] >= 0:
                 _set(puzzle, placed, unit_of, orbit[m], 0, solution)
-        if _forced(puzzle, solution, orbit, placed, units, unit_of, full):
+        if _forced(puzzle, solution, orbit, placed, tables):
             continue
-        if _another_solution(puzzle, solution, orbit, work, units, peers, unit_of, full):
+        if _another_solution(puzzle, solution, orbit, work, tables):
             for m in range(4):
                 if orbit[m] >= 0:
                     _set(puzzle, placed, unit_of, orbit[m], solution[orbit[m]], solution)
@@ -224,12 +225,13 @@ def _set(puzzle, placed, unit_of, cell, value, solution):
 
 
 @compiled(inline="always")
-def _forced(puzzle, solution, orbit, placed, units, unit_of, full):
+def _forced(puzzle, solution, orbit, placed, tables):
     """Whether the givens alone force every blanked cell of ``orbit`` back to its digit, each as
     a naked single (its units' givens leave it one digit) or a hidden single (no other blank
     of one of its units may take the digit): then the puzzle says all the one before said,
     and its solution stays unique without a search. (Most removals of a full grid pass; this
     check is a few dozen operations where the search propagates the whole grid.)"""
+    units, unit_of, full = tables.units, tables.unit_of, tables.full
     for m in range(orbit.shape[0]):
         cell = orbit[m]
         if cell < 0:
@@ -259,7 +261,7 @@ def _forced(puzzle, solution, orbit, placed, units, unit_of, full):
 
 
 @compiled
-def _another_solution(puzzle, solution, orbit, work, units, peers, unit_of, full):
+def _another_solution(puzzle, solution, orbit, work, tables):
     """Whether ``puzzle``, whose only solution was ``solution`` before the cells of ``orbit``
     were blanked, now has another (or the check ran out of ``CHECK_NODES``).
 
@@ -273,8 +275,7 @@ def _another_solution(puzzle, solution, orbit, work, units, peers, unit_of, full
         cell = orbit[m]
         if cell < 0:
             continue
-        blocked = _denied_root(puzzle, stack[1], cell, solution[cell], work, units, peers,
-                               unit_of, full)
+        blocked = _denied_root(puzzle, stack[1], cell, solution[cell], work, tables)
         depth = 1
         seed = cell
         fresh = False  # level 1 is propagated already
@@ -285,8 +286,7 @@ def _another_solution(puzzle, solution, orbit, work, units, peers, unit_of, full
             matrix = stack[depth]
             untried[depth] = 0
             if fresh:
-                blocked = propagate(puzzle, matrix, seed, work, False, True, units, peers,
-                                    unit_of, full)
+                blocked = propagate(puzzle, matrix, seed, work, False, True, tables)
             fresh = True
             if not blocked:
                 best = pick_cell(matrix, False)
@@ -313,12 +313,12 @@ def _another_solution(puzzle, solution, orbit, work, units, peers, unit_of, full
 
 
 @compiled(inline="always")
-def _denied_root(puzzle, matrix, cell, digit, work, units, peers, unit_of, full):
+def _denied_root(puzzle, matrix, cell, digit, work, tables):
     """The root of ``puzzle`` with ``cell`` denied ``digit``, propagated (naked and hidden
     singles) into ``matrix``; returns blocked. The naked singles of the givens are swept
     first, then the digit denied: what the sweeps found holds in every solution, so it holds
     in those without the digit there too."""
-    if seed_root(puzzle, matrix, work.queue, work.placed, units, unit_of, full) < 0:
+    if seed_root(puzzle, matrix, work.queue, work.placed, tables) < 0:
         return True
     rest = np.int64(matrix[cell]) & ~(np.int64(1) << (digit - 1))
     if rest == 0:
@@ -328,34 +328,31 @@ def _denied_root(puzzle, matrix, cell, digit, work, units, peers, unit_of, full)
     if single(rest):
         work.queue[0] = cell
         tail = 1
-    for unit in range(units.shape[0]):
+    for unit in range(work.dirty.shape[0]):
         work.dirty[unit] = 1
-    return propagate_fixpoint(matrix, work.queue, tail, work.dirty, True, units, peers,
-                              unit_of, full)
+    return propagate_fixpoint(matrix, work.queue, tail, work.dirty, True, tables)
 
 
 @compiled
-def _candidates(seed, first, puzzles, solutions, orbits, minimal, units, peers, unit_of):
+def _candidates(seed, first, puzzles, solutions, orbits, minimal, tables):
     cells = puzzles.shape[1]
-    work = work_arrays(cells, units.shape[0])
+    work = work_arrays(tables)
     grid = np.zeros(cells, np.uint8)
     state = np.zeros(1, np.uint64)
-    placed = np.zeros(units.shape[0], np.int64)
-    full = (np.int64(1) << units.shape[1]) - 1
+    placed = np.zeros(tables.units.shape[0], np.int64)
     for i in range(puzzles.shape[0]):
         state[0] = _mix(seed ^ _mix(np.uint64(first + i) + np.uint64(0x9E3779B97F4A7C15)))
-        _random_grid(state, work, grid, solutions[i], units, peers, unit_of, full)
-        _reduce(state, work, puzzles[i], solutions[i], placed, orbits, minimal, units, peers,
-                unit_of, full)
+        _random_grid(state, work, grid, solutions[i], tables)
+        _reduce(state, work, puzzles[i], solutions[i], placed, orbits, minimal, tables)
 
 
 # -- 9 x 9: the same draws on 9-bit masks ---------------------------------------------------------
 #
-# The kernels above, on ``solver.kernels``' 9 x 9 propagation (``uint16`` masks, the dirty units
-# as the bits of one integer): the same searches to the node, so the same puzzles, the node
-# budget included. Two things are added: the root of each uniqueness check is swept from the
-# digits given in each unit, kept up to date as cells go and come back, rather than from the
-# puzzle; and a blanking that leaves some "swap set" without a given is refused without a search
+# The kernels above, on ``solver.compiled.kernels_9x9``' 9 x 9 propagation (``uint16`` masks, the
+# dirty units as the bits of one integer): the same searches to the node, so the same puzzles, the
+# node budget included. Two things are added: the root of each uniqueness check is swept from the
+# digits given in each unit, kept up to date as cells go and come back, rather than from the puzzle;
+# and a blanking that leaves some "swap set" without a given is refused without a search
 # (``swap_sets``).
 
 MAX_SWAP_SETS = 36 * 4  # a part holds two rows at least (a's column has b in another row)
@@ -374,7 +371,7 @@ def swap_sets(solution, sets):
     where = np.empty((9, 27), np.int16)  # where[d, unit]: the cell of digit d + 1 in the unit
     for cell in range(81):
         for k in range(3):
-            where[solution[cell] - 1, TABLES.unit_of[cell, k]] = cell
+            where[solution[cell] - 1, BIT_TABLES.unit_of[cell, k]] = cell
     links = np.empty(9, np.int64)
     found = 0
     for a in range(9):
@@ -477,10 +474,10 @@ def _random_grid9(state, work, solution, tables):
         blocked = False
         if seed >= 0:
             queue[0] = seed
-            blocked = kernels.propagate_fixpoint(matrix, queue, 1, tables.unit_bits[seed], True,
+            blocked = kernels_9x9.propagate_fixpoint(matrix, queue, 1, tables.unit_bits[seed], True,
                                                  tables)
         if not blocked:
-            best = kernels.pick_cell(matrix, False, tables)
+            best = kernels_9x9.pick_cell(matrix, False, tables)
             if best < 0:
                 for cell in range(81):
                     solution[cell] = tables.digit_of[matrix[cell]]
@@ -605,11 +602,11 @@ def _another_solution9(puzzle, solution, orbit, work, tables):
             untried[depth] = 0
             if fresh:
                 queue[0] = seed
-                blocked = kernels.propagate_fixpoint(matrix, queue, 1, tables.unit_bits[seed], True,
+                blocked = kernels_9x9.propagate_fixpoint(matrix, queue, 1, tables.unit_bits[seed], True,
                                               tables)
             fresh = True
             if not blocked:
-                best = kernels.pick_cell(matrix, False, tables)
+                best = kernels_9x9.pick_cell(matrix, False, tables)
                 if best < 0:
                     return True
                 chosen[depth] = best
@@ -644,12 +641,13 @@ def _denied_root9(puzzle, matrix, cell, digit, work, tables):
     if tables.popcount[rest] == 1:
         work.queue[0] = cell
         tail = 1
-    return kernels.propagate_fixpoint(matrix, work.queue, tail, ALL_UNITS, True, tables)
+    return kernels_9x9.propagate_fixpoint(matrix, work.queue, tail, ALL_UNITS, True, tables)
 
 
 @compiled(inline="always")
 def _sweep_givens(puzzle, matrix, work, tables):
-    """``fix prune (choices puzzle)`` by sweeps, as ``solver.kernels.seed_root``, from the digits
+    """``fix prune (choices puzzle)`` by sweeps, as ``solver.compiled.kernels_9x9.seed_root``, from
+    the digits
     given in each unit (``work.placed``); the cells left open, or -1 when blocked."""
     swept, blanks = work.swept, work.blanks
     for unit in range(27):

@@ -1,7 +1,7 @@
 """SPEC 5.1's ``grade`` for any box size, compiled with numba: the first rung of the ladder whose
-closure solves the puzzle, the same as ``solver.ladder.grade``.
+closure solves the puzzle, the same as ``solver.reference.ladder.grade``.
 
-A matrix of choices is C masks of N bits (``solver.fast_any``'s propagation does the naked and
+A matrix of choices is C masks of N bits (``solver.compiled.search``'s propagation does the naked and
 hidden singles). What this module adds, each rule an elimination pass over the matrix:
 
 - **L**, locked candidates, over every place a box meets a line (b shared cells, the box's other
@@ -15,7 +15,7 @@ hidden singles). What this module adds, each rule an elimination pass over the m
   without c whose digits, d among them, are as many as they are). So one perfect matching and
   the cells each cell can reach by alternating paths give every elimination of every subset at
   once, in polynomial time, and a unit with no perfect matching is blocked (k cells allowing
-  fewer than k digits). ``solver.ladder`` enumerates the subsets, literally; the tests hold the
+  fewer than k digits). ``solver.reference.ladder`` enumerates the subsets, literally; the tests hold the
   two equal.
 
 - **F**, fish, per digit and orientation on N-bit masks of the cover lines of each base line;
@@ -43,35 +43,25 @@ compiled lazily, with ``solver.jit``'s on-disk cache.
 
 from __future__ import annotations
 
-import functools
 from typing import NamedTuple
 
 import numpy as np
 
-from solver.fast_any import popcount, propagate_fixpoint, seed_root, single, work_arrays
+from solver.compiled.kernels import (
+    close_singles,
+    lowest_bit_index,
+    popcount,
+    propagate_fixpoint,
+    seed_root,
+    settle,
+    single,
+    work_arrays,
+)
 from solver.grid import tables
 from solver.jit import compiled
-from solver.kernels import lowest_bit_index
 from solver.vocabulary import DEFAULT_GRADE_LIMIT, GRADES
 
 PRUNE, SINGLES, INTERSECTIONS, SUBSETS, FISH, WINGS, TRIAL, TRIAL2, SEARCH = range(len(GRADES))
-
-
-@functools.cache
-def meetings(boxsize: int) -> np.ndarray:
-    """(2N * b, 2N - b): for each place a box meets a row or a column, its b shared cells,
-    then the box's N - b other cells, then the line's N - b other cells."""
-    shape = tables(boxsize)
-    n = boxsize * boxsize
-    rows = []
-    for box in range(2 * n, 3 * n):
-        for line in range(2 * n):
-            shared = sorted(set(shape.units[box].tolist()) & set(shape.units[line].tolist()))
-            if len(shared) == boxsize:
-                box_rest = [c for c in shape.units[box].tolist() if c not in shared]
-                line_rest = [c for c in shape.units[line].tolist() if c not in shared]
-                rows.append(shared + box_rest + line_rest)
-    return np.array(rows, np.int16)
 
 
 def grades(grids: np.ndarray, boxsize: int, limit: str = DEFAULT_GRADE_LIMIT) -> np.ndarray:
@@ -80,33 +70,23 @@ def grades(grids: np.ndarray, boxsize: int, limit: str = DEFAULT_GRADE_LIMIT) ->
     one included)."""
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, boxsize**4)
     out = np.empty(len(grids), np.int8)
-    shape = tables(boxsize)
-    _grade_batch(grids, out, shape.units, shape.peers, shape.unit_of, meetings(boxsize),
-                 GRADES.index(limit))
+    _grade_batch(grids, out, tables(boxsize), GRADES.index(limit))
     return out
+
+
+@compiled(inline="always")
+def fish_limit(tables):
+    """The largest fish F looks for: k base lines, k at most 4 and at most N / 2."""
+    return min(4, tables.size // 2)
 
 
 # -- the closure ------------------------------------------------------------------------------
 
 
 @compiled
-def close_singles(matrix, work, units, peers, unit_of, full):
-    """Naked and hidden singles to their fixpoint from any matrix (every singleton queued,
-    every unit looked at); returns blocked."""
-    tail = 0
-    for cell in range(matrix.shape[0]):
-        if single(np.int64(matrix[cell])):
-            work.queue[tail] = cell
-            tail += 1
-    for unit in range(units.shape[0]):
-        work.dirty[unit] = 1
-    return propagate_fixpoint(matrix, work.queue, tail, work.dirty, True, units, peers, unit_of,
-                              full)
-
-
-@compiled
-def lock_pass(matrix, meetings, b):
+def lock_pass(matrix, tables):
     """One pass of L over the box/line meetings; returns (blocked, changed)."""
+    meetings, b = tables.meetings, tables.boxsize
     n_rest = meetings.shape[1] - b
     rest = n_rest // 2
     changed = False
@@ -143,14 +123,15 @@ def lock_pass(matrix, meetings, b):
 
 
 @compiled
-def subsets_pass(matrix, units, match, owner, reach, quiet):
+def subsets_pass(matrix, tables, match, owner, reach, quiet):
     """One pass of S over every unit, as a matching (see the module); returns (blocked,
     changed). ``match``, ``owner`` and ``reach`` are work arrays of N entries.
 
     What S does in a unit depends on its cells alone, so a unit whose cells are as they were
     when S last found nothing in it (``quiet[unit]``, -1 when never) is skipped: each rung
     from S up runs S again after anything changes anywhere, mostly on units it left alone."""
-    n = units.shape[1]
+    units = tables.units
+    n = tables.size
     changed = False
     for unit in range(units.shape[0]):
         if _unchanged(matrix, units[unit], quiet[unit]):
@@ -242,41 +223,37 @@ def complete(matrix):
 
 
 @compiled
-def _grade_batch(grids, out, units, peers, unit_of, meetings, limit):
+def _grade_batch(grids, out, tables, limit):
     """``out[i]``: the index in GRADES of row i's grade, trying the rungs up to ``limit``."""
     cells = grids.shape[1]
-    n = units.shape[1]
-    b = 2 * n - meetings.shape[1]  # a meeting holds b shared cells and twice N - b others
-    work = work_arrays(cells, units.shape[0])
-    trials = trial_arrays(cells, n)
+    work = work_arrays(tables)
+    trials = trial_arrays(cells, tables.size)
     matrix = np.empty(cells, np.int32)
-    full = (np.int64(1) << n) - 1
     for i in range(grids.shape[0]):
-        out[i] = _grade(grids[i], matrix, work, trials, units, peers, unit_of, meetings, b, full,
-                        limit)
+        out[i] = _grade(grids[i], matrix, work, trials, tables, limit)
 
 
 @compiled
-def _grade(grid, matrix, work, trials, units, peers, unit_of, meetings, b, full, limit):
+def _grade(grid, matrix, work, trials, tables, limit):
     """The first rung up to ``limit`` whose closure is complete and unblocked; each rung goes on
     from the closure of the one before (any order of the rules reaches the same closure)."""
-    still_open = seed_root(grid, matrix, work.queue, work.placed, units, unit_of, full)
+    still_open = seed_root(grid, matrix, work.queue, work.placed, tables)
     if still_open < 0:
         return SEARCH
     if still_open == 0:
         return PRUNE
     if limit < SINGLES:
         return SEARCH
-    for unit in range(units.shape[0]):
+    for unit in range(work.dirty.shape[0]):
         work.dirty[unit] = 1
-    if propagate_fixpoint(matrix, work.queue, 0, work.dirty, True, units, peers, unit_of, full):
+    if propagate_fixpoint(matrix, work.queue, 0, work.dirty, True, tables):
         return SEARCH
     if complete(matrix):
         return SINGLES
     trials.quiet_units[:, :] = -1  # nothing known of this puzzle's units and digits yet
     trials.quiet_fish[:, :] = -1
     for rung in range(INTERSECTIONS, limit + 1):
-        if _close_rung(matrix, rung, work, trials, units, peers, unit_of, meetings, b, full):
+        if _close_rung(matrix, rung, work, trials, tables):
             return SEARCH
         if complete(matrix):
             return rung
@@ -284,33 +261,30 @@ def _grade(grid, matrix, work, trials, units, peers, unit_of, meetings, b, full,
 
 
 @compiled
-def _close_rung(matrix, rung, work, trials, units, peers, unit_of, meetings, b, full):
+def _close_rung(matrix, rung, work, trials, tables):
     """Carry ``matrix`` from the closure of the rung below to the closure of ``rung``; returns
     blocked. Cheap rules first: a rule runs only when the ones before it change nothing, and
     whatever it removes is propagated by singles before anything else runs."""
-    n = units.shape[1]
-    kmax = min(4, n // 2)
+    n, kmax = tables.size, fish_limit(tables)
     while True:
-        blocked, changed = lock_pass(matrix, meetings, b)
+        blocked, changed = lock_pass(matrix, tables)
         if not blocked and not changed and rung >= SUBSETS:
-            blocked, changed = subsets_pass(matrix, units, trials.match, trials.owner,
+            blocked, changed = subsets_pass(matrix, tables, trials.match, trials.owner,
                                             trials.reach, trials.quiet_units)
         if not blocked and not changed and rung >= FISH:
             blocked, changed = fish_pass(matrix, n, kmax, trials.lines, trials.small,
                                          trials.picks, trials.quiet_fish)
         if not blocked and not changed and rung >= WINGS:
-            changed = wings_pass(matrix, peers, unit_of)
+            changed = wings_pass(matrix, tables)
         if not blocked and not changed and rung >= TRIAL:
-            blocked, changed = t1_pass(matrix, trials.known[0], trials.outer, work, units, peers,
-                                       unit_of, full, n, kmax, trials)
+            blocked, changed = t1_pass(matrix, trials.known[0], trials.outer, work, tables, trials)
         if not blocked and not changed and rung >= TRIAL2:
-            blocked, changed = t2_pass(matrix, work, units, peers, unit_of, full, n, kmax,
-                                       trials)
+            blocked, changed = t2_pass(matrix, work, tables, trials)
         if blocked:
             return True
         if not changed:
             return False
-        if close_singles(matrix, work, units, peers, unit_of, full):
+        if close_singles(matrix, work, tables):
             return True
         if complete(matrix):
             return False
@@ -437,7 +411,7 @@ def _sees(a, b, unit_of):
 
 
 @compiled
-def wings_pass(matrix, peers, unit_of):
+def wings_pass(matrix, tables):
     """One pass of W at the fixpoint of N, H, L, S and F; returns changed.
 
     There, only the XY-wing and the XYZ-wing can remove anything: a pincer A_v allowing one digit
@@ -447,6 +421,7 @@ def wings_pass(matrix, peers, unit_of):
     z is the digit they share, and the others are P's (with z too, for an XYZ-wing).
     """
     changed = False
+    peers, unit_of = tables.peers, tables.unit_of
     n_peers = peers.shape[1]
     for p in range(matrix.shape[0]):
         pivot = np.int64(matrix[p])
@@ -521,7 +496,7 @@ def trial_arrays(cells, n):
 
 
 @compiled
-def stuck(matrix, start, units, unit_of, n, kmax, trials):
+def stuck(matrix, start, tables, trials):
     """The rest of SPEC 5.1's blocked, past what propagation finds, for a matrix at the N + H
     fixpoint: k cells of a unit allowing fewer than k digits, or a fish-blocked digit.
 
@@ -529,6 +504,8 @@ def stuck(matrix, start, units, unit_of, n, kmax, trials):
     only the units where a cell changed, and the digits that left some cell, can be blocked
     now.
     """
+    units, unit_of = tables.units, tables.unit_of
+    n, kmax = tables.size, fish_limit(tables)
     changed_digits = np.int64(0)
     touched = trials.touched
     for unit in range(units.shape[0]):
@@ -660,31 +637,11 @@ def _fish_blocked_at_fixpoint(matrix, n, kmax, digits, trials):
 
 
 @compiled
-def _settle(matrix, cell, work, units, peers, unit_of, full):
-    """Propagate singles after ``cell`` changed in a matrix at the N + H fixpoint (its units may
-    hold a hidden single; if it is a singleton, its digit leaves its peers); returns blocked.
-    The dirty flags are all clear again afterwards."""
-    tail = 0
-    if single(np.int64(matrix[cell])):
-        work.queue[0] = cell
-        tail = 1
-    work.dirty[unit_of[cell, 0]] = 1
-    work.dirty[unit_of[cell, 1]] = 1
-    work.dirty[unit_of[cell, 2]] = 1
-    if propagate_fixpoint(matrix, work.queue, tail, work.dirty, True, units, peers, unit_of,
-                          full):
-        for unit in range(units.shape[0]):
-            work.dirty[unit] = 0
+def _blocked_after(matrix, cell, start, work, tables, trials):
+    """``settle``, then the rest of SPEC 5.1's blocked (``stuck``); returns blocked."""
+    if settle(matrix, cell, work, tables):
         return True
-    return False
-
-
-@compiled
-def _blocked_after(matrix, cell, start, work, units, peers, unit_of, full, n, kmax, trials):
-    """``_settle``, then the rest of SPEC 5.1's blocked (``stuck``); returns blocked."""
-    if _settle(matrix, cell, work, units, peers, unit_of, full):
-        return True
-    return stuck(matrix, start, units, unit_of, n, kmax, trials)
+    return stuck(matrix, start, tables, trials)
 
 
 @compiled
@@ -698,7 +655,7 @@ def _note_fixed(matrix, closed, known):
 
 
 @compiled
-def t1_pass(matrix, known, trial, work, units, peers, unit_of, full, n, kmax, trials):
+def t1_pass(matrix, known, trial, work, tables, trials):
     """One pass of T1 over the open candidates of ``matrix`` (at the N + H fixpoint), each tried
     in ``trial``; returns (blocked, changed).
 
@@ -719,20 +676,18 @@ def t1_pass(matrix, known, trial, work, units, peers, unit_of, full, n, kmax, tr
             for c in range(cells):
                 trial[c] = matrix[c]
             trial[cell] = bit
-            if not _blocked_after(trial, cell, matrix, work, units, peers, unit_of, full,
-                                  n, kmax, trials):
+            if not _blocked_after(trial, cell, matrix, work, tables, trials):
                 _note_fixed(matrix, trial, known)
                 continue
             changed = True
-            if _eliminate_tried(matrix, cell, bit, known, trial, work, units, peers, unit_of,
-                                full, n, kmax, trials):
+            if _eliminate_tried(matrix, cell, bit, known, trial, work, tables, trials):
                 return True, True
             untried = np.int64(matrix[cell]) & ~(bit - 1)  # on from here; the others later
     return False, changed
 
 
 @compiled
-def t2_pass(matrix, work, units, peers, unit_of, full, n, kmax, trials):
+def t2_pass(matrix, work, tables, trials):
     """One pass of T2, as ``t1_pass``, each trial the closure of N + H + T1 (in
     ``trials.deep``, its own T1 trials in ``trials.outer``); returns (blocked, changed).
 
@@ -756,21 +711,18 @@ def t2_pass(matrix, work, units, peers, unit_of, full, n, kmax, trials):
             for c in range(cells):
                 deep[c] = matrix[c]
             deep[cell] = bit
-            if not _t1_closure_blocked(deep, cell, matrix, work, units, peers, unit_of, full, n,
-                                       kmax, trials):
+            if not _t1_closure_blocked(deep, cell, matrix, work, tables, trials):
                 _note_fixed(matrix, deep, known)
                 continue
             changed = True
-            if _eliminate_tried(matrix, cell, bit, known, deep, work, units, peers, unit_of,
-                                full, n, kmax, trials):
+            if _eliminate_tried(matrix, cell, bit, known, deep, work, tables, trials):
                 return True, True
             untried = np.int64(matrix[cell]) & ~(bit - 1)
     return False, changed
 
 
 @compiled
-def _eliminate_tried(matrix, cell, bit, known, before, work, units, peers, unit_of, full, n,
-                     kmax, trials):
+def _eliminate_tried(matrix, cell, bit, known, before, work, tables, trials):
     """A trial blocked: ``bit`` leaves ``cell``, singles are propagated, and nothing is known of
     the trials of the changed matrix any more; returns blocked.
 
@@ -783,20 +735,18 @@ def _eliminate_tried(matrix, cell, bit, known, before, work, units, peers, unit_
     matrix[cell] = np.int64(matrix[cell]) & ~bit
     if matrix[cell] == 0:
         return True
-    return _blocked_after(matrix, cell, before, work, units, peers, unit_of, full, n, kmax,
-                          trials)
+    return _blocked_after(matrix, cell, before, work, tables, trials)
 
 
 @compiled
-def _t1_closure_blocked(matrix, cell, start, work, units, peers, unit_of, full, n, kmax, trials):
+def _t1_closure_blocked(matrix, cell, start, work, tables, trials):
     """Whether the closure of N + H + T1 of ``matrix`` (``start`` with ``cell`` just set) is
     blocked."""
-    if _blocked_after(matrix, cell, start, work, units, peers, unit_of, full, n, kmax,
-                      trials):
+    if _blocked_after(matrix, cell, start, work, tables, trials):
         return True
     while not complete(matrix):
-        blocked, changed = t1_pass(matrix, trials.known[2], trials.outer, work, units, peers,
-                                   unit_of, full, n, kmax, trials)
+        blocked, changed = t1_pass(matrix, trials.known[2], trials.outer, work, tables,
+                                   trials)
         if blocked:
             return True
         if not changed:

@@ -1,7 +1,7 @@
 """The fast implementation: Bird's search on bit masks, compiled with numba, a whole batch per call.
 
-It visits exactly the nodes of ``solver.bird.search`` (SPEC section 2) and reports the same numbers;
-only the representation differs:
+It visits exactly the nodes of ``solver.reference.bird.search`` (SPEC section 2) and reports the
+same numbers; only the representation differs:
 
 - a matrix of choices is 81 ``uint16`` masks, bit ``d - 1`` set when digit ``d`` is still possible;
 - ``fix prune`` at the root is computed by sweeps of per-unit masks of placed digits, and below
@@ -17,28 +17,28 @@ only the representation differs:
 - the search is an explicit depth-first loop over a preallocated stack of 83 matrices: no
   allocation per node, nothing per node but a copy of 81 masks.
 
-The propagation kernels are ``solver.kernels``'. Everything is compiled with an on-disk cache
-(``solver.jit``) so a machine pays the compilation once per version of the source, and lazily:
-importing this module compiles nothing. Like every kernel, the batch entry point releases the
-GIL, so other threads of the process (a worker's heartbeat) run while it solves.
+The propagation kernels are ``solver.compiled.kernels_9x9``'. Everything is compiled with an on-disk
+cache (``solver.jit``) so a machine pays the compilation once per version of the source, and lazily:
+importing this module compiles nothing. Like every kernel, the batch entry point releases the GIL,
+so other threads of the process (a worker's heartbeat) run while it solves.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from solver.grid import TABLES
-from solver.jit import compiled
-from solver.kernels import (
+from solver.compiled.kernels import now_ns
+from solver.compiled.kernels_9x9 import (
     ALL,
     ALL_UNITS,
+    BIT_TABLES,
     QUEUE_LENGTH,
     STACK_DEPTH,
-    now_ns,
     pick_cell,
     propagate_fixpoint,
     seed_root,
 )
+from solver.jit import compiled
 from solver.options import SolveOptions
 from solver.records import SearchColumns
 
@@ -51,9 +51,13 @@ def solve_grids(grids: np.ndarray, options: SolveOptions) -> SearchColumns:
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     found = SearchColumns.empty(len(grids))
     _solve_batch(grids, found, options.max_solutions, options.max_nodes, options.prune_once,
-                 options.first_cell, options.hidden_singles, TABLES)
+                 options.first_cell, options.hidden_singles, BIT_TABLES)
     return found
 
+
+# The search takes its caps and variant as five scalars and its arrays one by one, not as
+# ``options.Limits`` and ``kernels.Work`` as the any-size search does: as records they cost
+# this search 5-10% on 9 x 9 puzzles that need search (BENCHMARKS.md, issue 30).
 
 # -- propagation ----------------------------------------------------------------------------------
 

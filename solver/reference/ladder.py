@@ -1,11 +1,11 @@
 """Difficulty beyond Bird's search (SPEC section 5), in Bird's style: the oracle for
-``solver.fast_grade`` (grade), ``solver.fast_ladder`` and ``solver.fast_measures`` (rating,
-backdoor size).
+``solver.compiled.grade`` (grade), ``solver.compiled.measures_9x9`` and ``solver.compiled.measures``
+(rating, backdoor size).
 
 Each elimination rule of SPEC 5.1 is a function from a matrix of choices to a matrix of choices,
 like Bird's ``prune``, and ``closure`` applies a list of them until none changes anything:
 
-    N  prune     Bird's own (``solver.bird.prune``)
+    N  prune     Bird's own (``solver.reference.bird.prune``)
     H  hide      hidden singles, ``hiddenBy boxs . hiddenBy cols . hiddenBy rows``
     L  lock      locked candidates, ``lockBy cols . lockBy rows`` on the 54 box/line meetings
     S  subsets   k cells of a unit with k digits between them, ``excludeBy`` every unit
@@ -31,8 +31,9 @@ from itertools import combinations, product
 from math import isqrt
 from typing import NamedTuple
 
-from solver import bird, symmetry
-from solver.bird import (
+from solver import symmetry
+from solver.reference import bird
+from solver.reference.bird import (
     boxs,
     choices,
     cols,

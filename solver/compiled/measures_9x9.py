@@ -1,11 +1,11 @@
 """SPEC 5.2 and 5.3 on bit masks for 9 x 9 puzzles, compiled with numba: ``rating`` and
-``backdoor_size`` for a whole batch per call, the same numbers as ``solver.ladder``. (``grade``,
-SPEC 5.1, is ``solver.fast_grade``'s for every box size: its trials cost far more than anything
-a 9 x 9 kernel would save on the rungs below them.)
+``backdoor_size`` for a whole batch per call, the same numbers as ``solver.reference.ladder``.
+(``grade``, SPEC 5.1, is ``solver.compiled.grade``'s for every box size: its trials cost far more
+than anything a 9 x 9 kernel would save on the rungs below them.)
 
-A matrix of choices is 81 ``uint16`` masks, as in ``solver.fast``, whose propagation kernels do the
-naked and hidden singles here too (``seed_root``, ``propagate_fixpoint``), except in the rating's
-search, which holds its matrices as digit bands.  What this module adds:
+A matrix of choices is 81 ``uint16`` masks, as in ``solver.compiled.search_9x9``, whose propagation
+kernels do the naked and hidden singles here too (``seed_root``, ``propagate_fixpoint``), except in
+the rating's search, which holds its matrices as digit bands.  What this module adds:
 
 - **rating**: every copy of SPEC 5.2 is a cell permutation, and the ``singles`` closure commutes
   with it, so the copies are searched in place: the root's closure is computed once, and copy i
@@ -23,7 +23,7 @@ search, which holds its matrices as digit bands.  What this module adds:
 
 Everything is compiled lazily (importing this compiles nothing), with the on-disk cache of
 ``solver.jit``, which any edit of the solver's source renews: the kernels inlined here from
-``solver.kernels`` can never run stale.
+``solver.compiled.kernels_9x9`` can never run stale.
 """
 
 from __future__ import annotations
@@ -32,17 +32,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.grid import TABLES, Tables
-from solver.jit import compiled
-from solver.kernels import (
+from solver.compiled.kernels import lowest_bit_index
+from solver.compiled.kernels_9x9 import (
     ALL_UNITS,
+    BIT_TABLES,
     QUEUE_LENGTH,
     STACK_DEPTH,
-    lowest_bit_index,
+    BitTables,
     pick_cell,
     propagate_fixpoint,
     seed_root,
 )
+from solver.jit import compiled
 from solver.symmetry import rating_copies
 
 NO_BACKDOOR = -1  # larger than the cells searched (SPEC 5.3: null)
@@ -85,7 +86,7 @@ def ratings(grids: np.ndarray, samples: int, max_nodes: int) -> np.ndarray:
     copies = rating_copies(samples)
     positions = np.empty_like(copies)  # the inverse permutations: where each cell goes
     np.put_along_axis(positions, copies.astype(np.intp), np.arange(81, dtype=copies.dtype), axis=1)
-    _rating_batch(grids, positions, max_nodes, out, TABLES, BANDS)
+    _rating_batch(grids, positions, max_nodes, out, BIT_TABLES, BANDS)
     return out
 
 
@@ -96,7 +97,7 @@ def backdoor_sizes(grids: np.ndarray, solutions: np.ndarray) -> np.ndarray:
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     solutions = np.ascontiguousarray(solutions, dtype=np.uint8).reshape(-1, 81)
     out = np.empty(len(grids), np.int8)
-    _backdoor_batch(grids, solutions, out, TABLES)
+    _backdoor_batch(grids, solutions, out, BIT_TABLES)
     return out
 
 
@@ -129,7 +130,7 @@ def _copy(target, source):
 @compiled
 def _naked_closure(grid, matrix, queue, tables):
     """``fix prune (choices grid)`` into ``matrix``: the number of cells it leaves open, -1 when
-    it is blocked (``solver.fast.seed_root``, compiled once for every caller here)."""
+    it is blocked (``solver.compiled.search_9x9.seed_root``, compiled once for every caller here)."""
     return seed_root(grid, matrix, queue, tables)
 
 
@@ -164,7 +165,7 @@ class _Bands(NamedTuple):
     any_box: np.ndarray  # (512,) int32: the boxes where they have some bit
 
 
-def _bands(tables: Tables) -> _Bands:
+def _bands(tables: BitTables) -> _Bands:
     peers = np.zeros((81, 3), np.int32)
     for cell in range(81):
         for peer in map(int, tables.peers[cell]):
@@ -181,7 +182,7 @@ def _bands(tables: Tables) -> _Bands:
     return _Bands(peers, lone_box, any_box)
 
 
-BANDS = _bands(TABLES)
+BANDS = _bands(BIT_TABLES)
 
 
 @compiled
@@ -437,7 +438,7 @@ def _search_copies(root, positions, max_nodes, copies, bands):
     its closure computed once, and each copy goes on with the cell it expands there.  Each copy
     still meets its nodes in its own depth-first order, so its node count, its budget and its
     stop at a second solution are its own search's; only ``search_depth`` is kept of what
-    the search of ``solver.fast`` reports.
+    the search of ``solver.compiled.search_9x9`` reports.
     """
     n_copies = positions.shape[0]
     for copy in range(n_copies):
@@ -545,7 +546,7 @@ def _is_fixed(matrix, cell, tables):
 @compiled
 def _backdoor_size(grid, solution, start, with_one, with_two, with_three, queue, candidates,
                    fixed, ranked, tables):
-    """SPEC 5.3 for one puzzle (``solver.ladder.backdoor_size`` says why starting from the
+    """SPEC 5.3 for one puzzle (``solver.reference.ladder.backdoor_size`` says why starting from the
     closure and filling only the cells it leaves open loses nothing).
 
     ``with_one[j]`` is the closure with ``candidates[j]`` filled in; a pair or a triple goes on

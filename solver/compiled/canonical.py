@@ -3,7 +3,7 @@
 SPEC section 6: "over all cell symmetries, take those that give the lexicographically least
 pattern (the most leading blanks first); over those, with digits renamed 1, 2, 3, ... in order of
 first appearance, the lexicographically least digit string.  Written as 81 characters with `.` for
-blanks."  ``solver.canonical_reference`` walks the 3,359,232 cell symmetries one by one; this
+blanks."  ``solver.reference.canonical`` walks the 3,359,232 cell symmetries one by one; this
 module reaches the same string without visiting them:
 
 - **the pattern, row by row.**  A cell symmetry is a transposition, an order of the 9 source

@@ -1,22 +1,24 @@
-"""The kernels every compiled part of the solver shares: Bird's propagation on bit masks.
+"""The 9 x 9 specialisation of ``solver.compiled.kernels``: Bird's propagation on 9-bit masks
+with bit tables (``BIT_TABLES``: popcount, digit and unit bits of 81 cells).
 
 A matrix of choices is 81 ``uint16`` masks, bit ``d - 1`` set when digit ``d`` is still possible.
 ``seed_root`` computes ``fix prune (choices grid)`` by sweeps of per-unit masks of placed
 digits; ``propagate_fixpoint`` carries a matrix to the closure of naked singles (and, when
 asked, hidden singles) from a queue of new singletons; ``pick_cell`` is SPEC section 2's
-choice of the cell to expand. ``solver.fast`` (the search) and ``solver.fast_ladder`` (the
-measures) both build on them, through this public module only, and every compiled function is
-cached by ``solver.jit`` under the digest of the whole package's source, so an edit here can
-never leave another module's cached code running the old kernels.
+choice of the cell to expand. ``solver.compiled.search_9x9`` (the search),
+``solver.compiled.measures_9x9`` (rating and backdoor) and ``solver.compiled.generate`` build on
+them, through this module only; ``solver.jit`` keys each module's cache to the source of the
+modules it imports, so an edit here can never leave another module's cached code running the
+old kernels.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from typing import NamedTuple
 
+import numpy as np
+
+from solver.grid import tables
 from solver.jit import compiled
 
 ALL = 0x1FF  # the nine digits
@@ -25,24 +27,30 @@ STACK_DEPTH = 83  # at most 81 open cells, plus the root, plus the child being e
 QUEUE_LENGTH = 256  # a singleton is queued at most once per cell between two expansions
 
 
-# clock_gettime(CLOCK_MONOTONIC) through the C library by symbol name: ~20 ns a call, and unlike
-# a ctypes pointer it keeps the functions cacheable.
-_clock_gettime = types.ExternalFunction("clock_gettime", types.int32(types.int32, types.voidptr))
-CLOCK_MONOTONIC = 1
+class BitTables(NamedTuple):
+    """The 9 x 9 tables the kernels here take: ``solver.grid.tables(3)``'s and bit tables."""
+
+    units: np.ndarray  # (27, 9) cells of each unit: rows, then columns, then boxes
+    peers: np.ndarray  # (81, 20) the cells sharing a unit with each cell
+    unit_of: np.ndarray  # (81, 3) the row, column and box of each cell
+    unit_bits: np.ndarray  # (81,) int32: the same three units as bits of the 27
+    popcount: np.ndarray  # (512,) int8: the number of digits in a mask
+    digit_of: np.ndarray  # (512,) uint8: the digit of a one-digit mask
 
 
-@intrinsic
-def _as_voidptr(typingctx, address):
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
+def bit_tables() -> BitTables:
+    shape = tables(3)
+    popcount = np.array([bin(m).count("1") for m in range(512)], np.int8)
+    digit_of = np.zeros(512, np.uint8)
+    for d in range(1, 10):
+        digit_of[1 << (d - 1)] = d
+    unit_bits = np.array([sum(1 << int(u) for u in units3) for units3 in shape.unit_of],
+                         np.int32)
+    return BitTables(shape.units, shape.peers, shape.unit_of, unit_bits, popcount, digit_of)
 
-    return types.voidptr(address), codegen
 
+BIT_TABLES = bit_tables()
 
-@compiled
-def now_ns(timespec):
-    _clock_gettime(CLOCK_MONOTONIC, _as_voidptr(timespec.ctypes.data))
-    return timespec[0] * 1_000_000_000 + timespec[1]
 
 
 @compiled(inline="always")
@@ -195,13 +203,3 @@ def pick_cell(matrix, first_cell, tables):
             if first_cell or n == 2:
                 break
     return best
-
-
-
-@intrinsic
-def lowest_bit_index(typingctx, x):
-    """The index of the lowest set bit of a nonzero int64 (LLVM's cttz)."""
-    def codegen(context, builder, signature, args):
-        return builder.cttz(args[0], cgutils.true_bit)  # true: x = 0 is never asked
-
-    return types.int64(types.int64), codegen
