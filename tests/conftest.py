@@ -41,11 +41,21 @@ def hard_txt() -> Path:
 
 def pytest_collection_finish(session) -> None:
     """A run of many tests compiles the solver's kernels first, on both cores (tests/precompile.py):
-    a fresh clone's suite would otherwise compile them one by one on one."""
+    a fresh clone's suite would otherwise compile them one by one on one. Under pytest-xdist
+    every test process gets here: the first compiles while the others wait on a lock, then
+    find the kernels in the cache (four processes compiling the same kernels on two cores took
+    twice as long)."""
     if len(session.items) >= WHOLE_SUITE and not session.config.option.collectonly:
-        from tests.precompile import compile_all
+        import fcntl
+        import hashlib
+        import tempfile
 
-        compile_all()
+        from tests.precompile import ROOT, compile_all
+
+        name = hashlib.sha256(str(ROOT).encode()).hexdigest()[:16]
+        with open(Path(tempfile.gettempdir()) / f"sudoku-pipeline-compile-{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            compile_all()
 
 
 def _cli(*args: str | Path):
