@@ -159,6 +159,9 @@ def on_to_off(board: Board, p: Node, cell_rule: bool, known: dict[int, Node] | N
     With ``known`` (the "off" candidates found so far) and ``opposite`` (the "on" ones), a
     candidate already known off and not known on is left out: the propagation would drop it
     (it neither is new nor makes a contradiction), and not making it saves most of the time."""
+    # The loops below spell out ``bits`` and the known-off test on purpose: this is the
+    # propagation's innermost loop, and ``bits`` with a helper for the test made the chain
+    # puzzles of the test excerpt (ER 7.5-8.4) 36% slower (3.05 -> 4.16 CPU s).
     out: list[Node] = []
     cell, d = p.cell, p.digit
     if cell_rule:
