@@ -6,7 +6,7 @@ implementations:
 
 ``build_engine`` chooses one, once, from the settings, for a solved run and a generated one
 alike. To add an engine: subclass ``Engine`` in a module of this package, keep the contract of
-``pipeline.engines.contract`` (its tests in ``tests/test_engine_contract.py`` run against every
+``pipeline.engines.contract`` (its tests in ``tests/pipeline/test_engine_contract.py`` run against every
 engine), add its name to ``pipeline.settings.ENGINES`` and a branch to ``build_engine``.
 """
 

@@ -39,7 +39,7 @@ from pipeline.summary import read_summary, summarize
 from tests import runs
 from tools.local_s3 import local_s3
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 ROOT = DATA.parent.parent
 LOCK = ".sudoku-pipeline.lock"
 # What differs between a run on S3 and the same run on local files: where things are.

@@ -38,7 +38,7 @@ def test_solve_dataset_prints_the_summary(cli, tmp_path, sample_csv):
 
 
 def test_config_file_and_overrides(cli, tmp_path, euler_txt):
-    fast = Path(__file__).resolve().parent.parent / "configs" / "fast.toml"
+    fast = Path(__file__).resolve().parents[2] / "configs" / "fast.toml"
     out = tmp_path / "out"
     result = cli(
         "solve-dataset",
@@ -200,7 +200,7 @@ def test_version_and_plain_help(cli):
 
 
 def test_bare_make_prints_help():
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     done = subprocess.run(["make", "-s"], cwd=root, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0
     assert "make solve-dataset" in done.stdout and "make test" in done.stdout

@@ -12,7 +12,7 @@ import solver
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 
-SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets is absent")
 
 

@@ -22,7 +22,7 @@ from solver.reference.se import se_path, se_rating
 from solver.reference.se_chains import length_bonus
 from solver.reference.se_grid import HOUSE, Grid, combinations, rounded
 
-DATA = Path(__file__).resolve().parent / "data" / "se" / "excerpt.tsv"
+DATA = Path(__file__).resolve().parents[1] / "data" / "se" / "excerpt.tsv"
 
 
 def _rows() -> list[dict]:

@@ -12,7 +12,7 @@ from pipeline.errors import PipelineError
 from pipeline.settings import available_cores, load_settings
 from pipeline.summary import read_summary
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_default_toml_is_the_built_in_defaults():

@@ -16,7 +16,7 @@ import pytest
 import solver
 from solver import jit
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # Norvig's hardest (tests/data/norvig_hardest_8.txt, line 1): a search of many nodes, whose
 # count depends on the cell each node expands.
 HARD = "85...24..72......9..4.........1.7..23.5...9...4...........8..7..17..........36.4."

@@ -27,8 +27,8 @@ from pipeline.summary import read_summary
 from pipeline.work import solve_part
 from tests import runs
 
-ROOT = Path(__file__).resolve().parent.parent
-SEVENTEEN = Path(__file__).resolve().parent / "data" / "solver" / "sudoku17_sample500.txt"
+ROOT = Path(__file__).resolve().parents[2]
+SEVENTEEN = Path(__file__).resolve().parents[1] / "data" / "solver" / "sudoku17_sample500.txt"
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 
 

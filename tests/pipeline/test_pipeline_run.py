@@ -111,7 +111,7 @@ def test_results_do_not_depend_on_workers_or_batch_size(tmp_path, sample_csv, re
 def sample_run(tmp_path_factory):
     """One default run over the sample and two more files, shared by the read-back tests."""
     root = tmp_path_factory.mktemp("run")
-    data = Path(__file__).parent / "data"
+    data = Path(__file__).resolve().parents[1] / "data"
     inputs = [data.parent.parent / "data" / "sample.csv", data]
     out = root / "out"
     summary = solve_dataset(inputs, out, load_settings(batch_size=50), progress=False)

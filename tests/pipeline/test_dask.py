@@ -30,9 +30,9 @@ from tests import runs
 distributed = pytest.importorskip("distributed")
 dask_engine = pytest.importorskip("pipeline.engines.dask")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data" / "sample.csv"
-HARD = Path(__file__).resolve().parent / "data" / "norvig_hardest_8.txt"
+HARD = Path(__file__).resolve().parents[1] / "data" / "norvig_hardest_8.txt"
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 # Rows of every kind the sample lacks or has few of: an empty line and a short row
 # (invalid), a bad character, a repeated given (contradictory), two hard puzzles that a

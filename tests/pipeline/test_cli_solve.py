@@ -109,7 +109,7 @@ def test_a_puzzle_past_the_budget_says_what_to_try():
     hint that --rules singles solves it in 35 nodes."""
     from pathlib import Path
 
-    published = Path(__file__).resolve().parent.parent / "data" / "hexadoku.csv"
+    published = Path(__file__).resolve().parents[2] / "data" / "hexadoku.csv"
     hard = next(line.split(",")[1] for line in published.read_text().splitlines()
                 if line.startswith("hard1,"))
     options = ["--boxsize", "4", "--alphabet", "0123456789ABCDEF"]

@@ -20,7 +20,7 @@ from solver.grid import symbols
 from solver.reference import bird
 from tests import runs
 
-DATA = Path(__file__).resolve().parent / "data" / "boxsize"
+DATA = Path(__file__).resolve().parents[1] / "data" / "boxsize"
 HEXADOKU = DATA / "hexadoku.csv"
 HEX = "0123456789ABCDEF"  # the published hexadoku puzzles' alphabet: 0 is a digit
 VARIANTS = [{"prune": "fixpoint", "cell": "smallest"}, {"prune": "once", "cell": "smallest"},
@@ -337,7 +337,7 @@ def test_a_run_whose_rows_hit_the_budget_says_what_to_try(cli, tmp_path):
     """Issue 33.6: hexadoku's hard1 ran out of Bird's budget with no hint that --rules singles
     solves it in 35 nodes."""
     out = tmp_path / "out"
-    published = Path(__file__).resolve().parent.parent / "data" / "hexadoku.csv"
+    published = Path(__file__).resolve().parents[2] / "data" / "hexadoku.csv"
     done = cli("solve-dataset", published, "-o", out, "--boxsize", "4",
                "--alphabet", HEX,
                "--max-nodes", "100000", "--workers", "1")

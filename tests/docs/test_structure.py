@@ -14,7 +14,7 @@ import pytest
 
 from pipeline.settings import DECLARED, SETTING_NAMES, load_settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 

@@ -25,7 +25,7 @@ from solver.compiled.canonical import (
 from solver.reference.canonical import canonical_reference
 from tests.solver_cases import SHARED_DATASETS, as_text, excerpts, puzzles
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # A Kaggle solution, and its canonical form as the reference computed it (6 s; checked again by
 # the slow test below).

@@ -100,7 +100,7 @@ def test_a_rating_is_the_mean_depth_of_the_copies_searched_by_the_fast_implement
 
 @pytest.mark.slow  # test_ladder_rungs.py's excerpt of every set, up to trial, stays in the fast suite
 def test_grades_agree_on_every_excerpt_up_to_wings():
-    """The rungs below the trials on every excerpt (tests/test_ladder_rungs.py holds the trials:
+    """The rungs below the trials on every excerpt (tests/solver/test_ladder_rungs.py holds the trials:
     the reference's are slow)."""
     texts = excerpt_texts() + list(HUTTON.values())
     fast = [solver.GRADES[code] for code in compiled_grade.grades(grids_of(texts), 3, "wings")]
@@ -191,7 +191,7 @@ def test_fresh_samples_of_the_shared_sets():
 
 
 # The reference's rungs cheap enough to compute from scratch for a law on many puzzles (its
-# trials take seconds a puzzle; tests/test_ladder_rungs.py holds them to their laws).
+# trials take seconds a puzzle; tests/solver/test_ladder_rungs.py holds them to their laws).
 CHEAP_RUNGS = ("prune", "singles", "intersections", "subsets", "fish", "wings")
 
 
