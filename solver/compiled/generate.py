@@ -646,9 +646,9 @@ def _denied_root9(puzzle, matrix, cell, digit, work, tables):
 
 @compiled(inline="always")
 def _sweep_givens(puzzle, matrix, work, tables):
-    """``fix prune (choices puzzle)`` by sweeps, as ``solver.compiled.kernels_9x9.seed_root``, from
-    the digits
-    given in each unit (``work.placed``); the cells left open, or -1 when blocked."""
+    """``fix prune (choices puzzle)`` by ``kernels_9x9.sweep``, from the digits given in each
+    unit (``work.placed``, so no unit is built again); the cells left open, or -1 when
+    blocked."""
     swept, blanks = work.swept, work.blanks
     for unit in range(27):
         swept[unit] = work.placed[unit]
@@ -660,24 +660,4 @@ def _sweep_givens(puzzle, matrix, work, tables):
         else:
             blanks[n_blanks] = cell
             n_blanks += 1
-    progress = True
-    while progress:
-        progress = False
-        still_open = 0
-        for j in range(n_blanks):
-            cell = blanks[j]
-            units = tables.unit_of[cell]
-            left = ALL & ~(swept[units[0]] | swept[units[1]] | swept[units[2]])
-            matrix[cell] = left
-            if left == 0:
-                return -1
-            if tables.popcount[left] == 1:
-                swept[units[0]] |= left
-                swept[units[1]] |= left
-                swept[units[2]] |= left
-                progress = True
-            else:
-                blanks[still_open] = cell
-                still_open += 1
-        n_blanks = still_open
-    return n_blanks
+    return kernels_9x9.sweep(matrix, blanks, n_blanks, swept, tables)
