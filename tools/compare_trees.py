@@ -27,7 +27,8 @@ BOXSIZE_DATA = ROOT / "tests" / "data" / "boxsize"
 
 # The 9 x 9 work only (``--quick``): a few minutes a round on a busy machine.
 QUICK = ("search kaggle x2 bird", "search top1465[:300] bird", "search forum_hardest[:150] singles",
-         "grade top1465[:300]", "generate 9x9 300")
+         "grade top1465[:300]", "generate 9x9 300", "canonical sudoku17[:20000]",
+         "canonical serg_benchmark[:2000]", "backdoor top1465[:200]")
 
 
 def measure(tree: Path, datasets: Path, repeats: int, quick: bool = False) -> dict[str, float]:
@@ -41,8 +42,11 @@ def measure(tree: Path, datasets: Path, repeats: int, quick: bool = False) -> di
     assert solver.__file__.startswith(str(tree)), solver.__file__
     if (tree / "solver" / "compiled").is_dir():
         from solver.compiled import grade
+        from solver.compiled.canonical import canonical_grids
         from solver.compiled.generate import candidates
-    else:  # the layout before issue 30
+        from solver.compiled.measures import backdoor_sizes
+    else:  # the layout before issue 30 (its canonical form and backdoor size are not timed)
+        canonical_grids = backdoor_sizes = None
         from solver.generate import candidates
 
         from solver import fast_grade as grade
@@ -61,6 +65,9 @@ def measure(tree: Path, datasets: Path, repeats: int, quick: bool = False) -> di
     b2 = np.tile(grids(BOXSIZE_DATA / "generated_b2.txt", 16), (20, 1))
     b4 = grids(BOXSIZE_DATA / "generated_b4.txt", 256)
     b5 = grids(BOXSIZE_DATA / "generated_b5.txt", 625)
+    sparse = grids(datasets / "sudoku17_all_49158.txt")[:20000]
+    symmetric = grids(datasets / "serg_benchmark.txt")[:2000]
+    top_solutions = solver.solve_grids(top[:200]).first_solution
     work = {
         "search kaggle x2 bird": lambda: solver.solve_grids(kaggle),
         "search top1465[:300] bird": lambda: solver.solve_grids(top),
@@ -73,10 +80,14 @@ def measure(tree: Path, datasets: Path, repeats: int, quick: bool = False) -> di
         "generate 9x9 300": lambda: candidates(7, 0, 300, 3),
         "generate 16x16 2": lambda: candidates(7, 0, 2, 4),
         "generate 4x4 1000": lambda: candidates(7, 0, 1000, 2),
+        "canonical sudoku17[:20000]": lambda: canonical_grids(sparse),
+        "canonical serg_benchmark[:2000]": lambda: canonical_grids(symmetric),
+        "backdoor top1465[:200]": lambda: backdoor_sizes(top[:200], top_solutions, 3),
     }
     found = {}
     for name, run in work.items():
-        if quick and name not in QUICK:
+        if (quick and name not in QUICK) or (canonical_grids is None and
+                                             name.startswith(("canonical", "backdoor"))):
             continue
         run()  # warm-up (and compile, the first time)
         seconds = []

@@ -161,18 +161,43 @@ def _tables() -> Tables:
 TABLES = _tables()
 
 
+class Work(NamedTuple):
+    """The scratch arrays of ``_canonical_one`` (``_work``), allocated once per batch."""
+
+    sources: np.ndarray  # (2, 81) uint8: the grid, and transposed
+    masks: np.ndarray  # (2, 9) int32: each source row's pattern
+    rows: np.ndarray  # (9, MAX_CANDIDATES) int8: the source row each candidate placed, by depth
+    parents: np.ndarray  # (9, MAX_CANDIDATES) int16: the candidate each one extends, by depth
+    stacks: np.ndarray  # (2, MAX_CANDIDATES, 3) int8: the source stack in each slot
+    states: np.ndarray  # (2, MAX_CANDIDATES, 3) int8: each slot's column state
+    ties: np.ndarray  # (2, MAX_CANDIDATES) int8: the slots' ties
+    flip: np.ndarray  # (2, MAX_CANDIDATES) int8: transposed
+    used: np.ndarray  # (2, MAX_CANDIDATES) int16: the source rows placed
+    pattern: np.ndarray  # (9,) int32: the least pattern, row by row
+    given_row: np.ndarray  # (81,) int32: the canonical row of each given of the pattern
+    given_col: np.ndarray  # (81,) int32: its canonical column
+    best: np.ndarray  # (81,) int32: the least renamed givens so far
+    name: np.ndarray  # (10,) int32: each digit's new name in the current reading
+    seen: np.ndarray  # (10,) int64: the reading that named each digit (``_read_givens``)
+    cols: np.ndarray  # (9,) int32: one column order
+    found_cols: np.ndarray  # (9,) int32: the column order of the best so far
+    row_starts: np.ndarray  # (MAX_CANDIDATES, 9) int32: where each survivor's rows start
+    block_end: np.ndarray  # (9, MAX_CANDIDATES) int32: see ``_digits_by_column_order``
+
+
 # -- the pattern ----------------------------------------------------------------------------------
 # (The compiled functions take the tables out of ``t`` once, before their loops: read through the
 # tuple inside a loop that branches, every access costs numba a reference count update.)
 
 
 @compiled(inline="always")
-def _place_row(mask, stack0, stack1, stack2, state0, state1, state2, tie, best_triple,
-               best_stacks):
+def _place_row(mask, slot_stacks, slot_states, tie, best_triple, best_stacks):
     """The least canonical row the source row ``mask`` can become under a candidate's column
-    groups (``stack``: the source stack in each slot, ``state``: each slot's column state,
-    ``tie``: the slots' ties), and how the groups split: (row, slot order, new ties, and the
-    three new slot states packed 5 bits each, in the old slot order)."""
+    groups (``slot_stacks``: the source stack in each slot, ``slot_states``: each slot's column
+    state, ``tie``: the slots' ties), and how the groups split: (row, slot order, new ties, and
+    the three new slot states packed 5 bits each, in the old slot order)."""
+    stack0, stack1, stack2 = slot_stacks
+    state0, state1, state2 = slot_states
     a0 = best_triple[state0 * 8 + ((mask >> (6 - 3 * stack0)) & 7)]
     a1 = best_triple[state1 * 8 + ((mask >> (6 - 3 * stack1)) & 7)]
     a2 = best_triple[state2 * 8 + ((mask >> (6 - 3 * stack2)) & 7)]
@@ -182,7 +207,7 @@ def _place_row(mask, stack0, stack1, stack2, state0, state1, state2, tie, best_t
 
 
 @compiled(inline="always")
-def _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, pattern, t):
+def _least_pattern(work, t):
     """Breadth first over the canonical rows 0..8: ``pattern[k]`` becomes the least row k of
     any cell symmetry whose rows 0..k-1 are least, and the returned count of candidates (in
     buffer 8 % 2 = 0) are all the ways to reach the least whole pattern: the *survivors*.
@@ -192,6 +217,8 @@ def _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, patte
     a survivor's row order can be read back.
     """
     best_triple, best_stacks, perms3 = t.best_triple, t.best_stacks, t.perms3
+    masks, rows, parents, pattern = work.masks, work.rows, work.parents, work.pattern
+    stacks, states, ties, flip, used = work.stacks, work.states, work.ties, work.flip, work.used
     n = 0
     for depth in range(9):
         now, before = depth % 2, 1 - depth % 2
@@ -217,7 +244,7 @@ def _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, patte
                 if (placed >> r) & 1 or (depth % 3 == 0 and (placed >> (r - r % 3)) & 7):
                     continue
                 row, order, new_ties, new_states = _place_row(
-                    masks[tr, r], stack0, stack1, stack2, state0, state1, state2, tie,
+                    masks[tr, r], (stack0, stack1, stack2), (state0, state1, state2), tie,
                     best_triple, best_stacks)
                 if row > least:
                     continue
@@ -244,16 +271,17 @@ def _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, patte
 
 
 @compiled(inline="always")
-def _read_givens(source, row_start, cols, given_row, given_col, n_givens, best, name, seen,
-                 read, improved):
+def _read_givens(source, row_start, cols, n_givens, read, improved, work):
     """Rename the givens of one cell symmetry by first appearance and compare them with
-    ``best``; when they are less, or ``improved`` already, write them into ``best``.  Canonical
+    ``work.best``; when they are less, or ``improved`` already, write them into it.  Canonical
     cell (r, c) is cell ``row_start[r] + cols[c]`` of ``source`` (the grid, transposed or not).
 
     Returns (1 when ``best`` changed, 0 when equal, -1 when worse; the given where it was worse).
     ``seen[d] == read`` marks the digits named in this reading (``read`` is new every time), so
     nothing is cleared between readings, most of which stop after a few givens.
     """
+    given_row, given_col, best, name, seen = work.given_row, work.given_col, work.best, \
+        work.name, work.seen
     next_name = 1
     status = 1 if improved else 0
     for k in range(n_givens):
@@ -304,11 +332,13 @@ def _n_symmetries(n, states, ties, t):
 
 
 @compiled(inline="always")
-def _digits_by_survivor(n, sources, stacks, states, ties, flip, row_starts, given_row,
-                        given_col, n_givens, best, name, seen, cols, found_cols, symmetry, t):
+def _digits_by_survivor(n, n_givens, symmetry, work, t):
     """The least renamed givens: every column order of every survivor, read in turn."""
     perms3, arrangements, n_arrangements = t.perms3, t.arrangements, t.n_arrangements
     slot_orders, n_slot_orders = t.slot_orders, t.n_slot_orders
+    sources, stacks, states, ties, flip = work.sources, work.stacks, work.states, work.ties, \
+        work.flip
+    row_starts, seen, cols, found_cols = work.row_starts, work.seen, work.cols, work.found_cols
     improved = True  # nothing to compare with yet: the first symmetry read is the best so far
     read = seen[0]
     found = 0
@@ -333,9 +363,8 @@ def _digits_by_survivor(n, sources, stacks, states, ties, flip, row_starts, give
                         for j in range(3):
                             cols[6 + j] = base2 + perms3[q2, j]
                         read += 1
-                        status, _ = _read_givens(source, row_start, cols, given_row,
-                                                 given_col, n_givens, best, name, seen, read,
-                                                 improved)
+                        status, _ = _read_givens(source, row_start, cols, n_givens, read,
+                                                 improved, work)
                         improved = False
                         if status == 1:  # (written out: a call here slows the whole loop)
                             found = i
@@ -346,9 +375,10 @@ def _digits_by_survivor(n, sources, stacks, states, ties, flip, row_starts, give
 
 
 @compiled(inline="always")
-def _allows(stacks, states, ties, i, order, perms3, same_run, allows_order):
+def _allows(stacks, states, ties, i, order, t):
     """Column order number ``order`` is one of those survivor ``i``'s tied groups allow: each
     slot holds a stack tied to that slot, its columns in an order the stack's ties allow."""
+    perms3, same_run, allows_order = t.perms3, t.same_run, t.allows_order
     stack_order = order // 216
     for j in range(3):
         wanted = perms3[stack_order, j]
@@ -373,8 +403,7 @@ def _same_rows(flip, row_starts, i, j, depth):
 
 
 @compiled(inline="always")
-def _digits_by_column_order(n, sources, stacks, states, ties, flip, row_starts, block_end,
-                            given_row, given_col, n_givens, best, name, seen, symmetry, t):
+def _digits_by_column_order(n, n_givens, symmetry, work, t):
     """The least renamed givens when the survivors stand for many symmetries (dense grids: a
     solved grid has all 3,359,232): for each of the 1,296 column orders, the survivors in turn.
 
@@ -383,8 +412,11 @@ def _digits_by_column_order(n, sources, stacks, states, ties, flip, row_starts, 
     0..r under the same column order: those are skipped, ``block_end[r, i]`` being the first
     survivor after ``i`` whose rows 0..r differ.
     """
-    perms3, same_run, allows_order, order_cols = t.perms3, t.same_run, t.allows_order, \
-        t.order_cols
+    order_cols = t.order_cols
+    sources, stacks, states, ties, flip = work.sources, work.stacks, work.states, work.ties, \
+        work.flip
+    row_starts, block_end, given_row, seen = work.row_starts, work.block_end, work.given_row, \
+        work.seen
     for depth in range(9):
         end = n
         for i in range(n - 1, -1, -1):
@@ -397,14 +429,13 @@ def _digits_by_column_order(n, sources, stacks, states, ties, flip, row_starts, 
     for order in range(1296):
         i = 0
         while i < n:
-            if not _allows(stacks, states, ties, i, order, perms3, same_run, allows_order):
+            if not _allows(stacks, states, ties, i, order, t):
                 i += 1
                 continue
             tr = flip[0, i]
             read += 1
             status, lost_at = _read_givens(sources[tr], row_starts[i], order_cols[order],
-                                           given_row, given_col, n_givens, best, name, seen,
-                                           read, improved)
+                                           n_givens, read, improved, work)
             improved = False
             if status == 1:
                 found, found_order = i, order
@@ -422,8 +453,8 @@ def _canonical_one(grid, out, symmetry, work, t):
     the cell symmetry reaching it into ``symmetry``: transposed, the 9 source rows, the 9 source
     columns (canonical cell (r, c) is source cell (rows[r], cols[c]) of the grid, transposed if
     so)."""
-    (sources, masks, rows, parents, stacks, states, ties, flip, used, pattern, given_row,
-     given_col, best, name, seen, cols, found_cols, row_starts, block_end) = work
+    sources, masks, pattern, given_row, given_col, best = work.sources, work.masks, \
+        work.pattern, work.given_row, work.given_col, work.best
     for cell in range(81):
         d = grid[cell]
         sources[0, cell] = d
@@ -435,8 +466,8 @@ def _canonical_one(grid, out, symmetry, work, t):
                 if sources[tr, r * 9 + c]:
                     m |= 1 << (8 - c)
             masks[tr, r] = m
-    n = _least_pattern(masks, rows, parents, stacks, states, ties, flip, used, pattern, t)
-    _fill_row_starts(n, rows, parents, row_starts)
+    n = _least_pattern(work, t)
+    _fill_row_starts(n, work.rows, work.parents, work.row_starts)
 
     n_givens = 0
     for cell in range(81):
@@ -445,15 +476,13 @@ def _canonical_one(grid, out, symmetry, work, t):
             given_col[n_givens] = cell % 9
             n_givens += 1
     if n_givens == 0:  # every symmetry gives 81 blanks; name the first
-        _write_symmetry(symmetry, flip[0, 0], row_starts, 0, t.order_cols[0])
+        _write_symmetry(symmetry, work.flip[0, 0], work.row_starts, 0, t.order_cols[0])
     # Survivor by survivor, every symmetry is read (a reading rarely goes past a dozen givens);
     # column order first, every survivor is checked once per column order at most.
-    elif _n_symmetries(n, states, ties, t) * min(n_givens, 12) <= 1296 * n:
-        _digits_by_survivor(n, sources, stacks, states, ties, flip, row_starts, given_row,
-                            given_col, n_givens, best, name, seen, cols, found_cols, symmetry, t)
+    elif _n_symmetries(n, work.states, work.ties, t) * min(n_givens, 12) <= 1296 * n:
+        _digits_by_survivor(n, n_givens, symmetry, work, t)
     else:
-        _digits_by_column_order(n, sources, stacks, states, ties, flip, row_starts, block_end,
-                                given_row, given_col, n_givens, best, name, seen, symmetry, t)
+        _digits_by_column_order(n, n_givens, symmetry, work, t)
     for cell in range(81):
         out[cell] = 46  # '.'
     for k in range(n_givens):
@@ -462,26 +491,17 @@ def _canonical_one(grid, out, symmetry, work, t):
 
 @compiled
 def _work():
-    """The scratch arrays of ``_canonical_one``, allocated once per batch."""
-    return (np.zeros((2, 81), np.uint8),  # sources: the grid, and transposed
-            np.zeros((2, 9), np.int32),  # masks: each source row's pattern
-            np.zeros((9, MAX_CANDIDATES), np.int8),  # rows
-            np.zeros((9, MAX_CANDIDATES), np.int16),  # parents
-            np.zeros((2, MAX_CANDIDATES, 3), np.int8),  # stacks
-            np.zeros((2, MAX_CANDIDATES, 3), np.int8),  # states
-            np.zeros((2, MAX_CANDIDATES), np.int8),  # ties
-            np.zeros((2, MAX_CANDIDATES), np.int8),  # flip
-            np.zeros((2, MAX_CANDIDATES), np.int16),  # used
-            np.zeros(9, np.int32),  # pattern
-            np.zeros(81, np.int32),  # given_row
-            np.zeros(81, np.int32),  # given_col
-            np.zeros(81, np.int32),  # best
-            np.zeros(10, np.int32),  # name
-            np.zeros(10, np.int64),  # seen
-            np.zeros(9, np.int32),  # cols: one column order
-            np.zeros(9, np.int32),  # found_cols: the column order of the best so far
-            np.zeros((MAX_CANDIDATES, 9), np.int32),  # row_starts: of every survivor
-            np.zeros((9, MAX_CANDIDATES), np.int32))  # block_end
+    """A ``Work``, allocated once per batch."""
+    candidates = MAX_CANDIDATES
+    return Work(np.zeros((2, 81), np.uint8), np.zeros((2, 9), np.int32),
+                np.zeros((9, candidates), np.int8), np.zeros((9, candidates), np.int16),
+                np.zeros((2, candidates, 3), np.int8), np.zeros((2, candidates, 3), np.int8),
+                np.zeros((2, candidates), np.int8), np.zeros((2, candidates), np.int8),
+                np.zeros((2, candidates), np.int16), np.zeros(9, np.int32),
+                np.zeros(81, np.int32), np.zeros(81, np.int32), np.zeros(81, np.int32),
+                np.zeros(10, np.int32), np.zeros(10, np.int64), np.zeros(9, np.int32),
+                np.zeros(9, np.int32), np.zeros((candidates, 9), np.int32),
+                np.zeros((9, candidates), np.int32))
 
 
 @compiled

@@ -116,6 +116,50 @@ def _below(state, n):
     return np.int64(_next(state) % np.uint64(n))
 
 
+@compiled(inline="always")
+def _shuffled(state, n):
+    """0 .. n - 1 in a random order (Fisher-Yates)."""
+    order = np.arange(n)
+    for i in range(n - 1, 0, -1):
+        j = _below(state, i + 1)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+@compiled(inline="always")
+def _nth_bit(bits, n):
+    """The ``n``-th lowest set bit of ``bits`` (n from 0)."""
+    bit = bits
+    for _ in range(n + 1):
+        bit = bits & -bits
+        bits &= bits - 1
+    return bit
+
+
+# -- the searches' moves (both halves: numba compiles them for each) --------------------------
+
+
+@compiled(inline="always")
+def _enter_child(stack, untried, chosen, depth, bit):
+    """Try digit ``bit`` at the cell expanded at ``depth``: the matrix of depth + 1 is that of
+    ``depth`` with the cell fixed to it. Returns the cell."""
+    untried[depth] = np.int64(untried[depth]) & ~bit
+    cell = chosen[depth]
+    stack[depth + 1, :] = stack[depth, :]
+    stack[depth + 1, cell] = bit
+    return cell
+
+
+@compiled(inline="always")
+def _own_digit_first(untried, digit):
+    """The digit of ``untried`` a uniqueness check tries next: the solution's own ``digit``
+    while untried (another solution differs from it in few cells, an unavoidable set, so
+    following it finds one in a few nodes), else the smallest."""
+    rest = np.int64(untried)
+    bit = np.int64(1) << (digit - 1)
+    return bit if rest & bit else rest & -rest
+
+
 # -- a complete grid ----------------------------------------------------------------------------
 
 
@@ -166,43 +210,31 @@ def _random_grid(state, work, grid, solution, tables):
         while bits:
             bits &= bits - 1
             count += 1
-        pick = _below(state, count)
-        bit = rest
-        for _ in range(pick + 1):
-            bit = rest & -rest
-            rest &= rest - 1
-        untried[depth] = np.int64(untried[depth]) & ~bit
-        cell = chosen[depth]
-        stack[depth + 1, :] = stack[depth, :]
-        stack[depth + 1, cell] = bit
+        seed = _enter_child(stack, untried, chosen, depth, _nth_bit(rest, _below(state, count)))
         depth += 1
-        seed = cell
 
 
 # -- blanking cells while the solution stays unique ---------------------------------------------
 
 
 @compiled
-def _reduce(state, work, puzzle, solution, placed, orbits, minimal, tables):
+def _reduce(state, work, puzzle, solution, orbits, minimal, tables):
     """Blank the orbits of ``puzzle`` (the solution, to start) in a random order while the
     solution stays unique; with ``minimal`` every orbit is tried, else until one cannot go."""
     n_orbits = orbits.shape[0]
-    order = np.arange(n_orbits)
-    for i in range(n_orbits - 1, 0, -1):  # Fisher-Yates
-        j = _below(state, i + 1)
-        order[i], order[j] = order[j], order[i]
+    order = _shuffled(state, n_orbits)
     for cell in range(puzzle.shape[0]):
         puzzle[cell] = solution[cell]
-    # ``placed``: the digits given in each unit, kept up to date as cells go and come back.
+    # ``placed``: the digits given in each unit, kept up to date as cells go and come back
+    # (``work.placed`` is the root's scratch).
     unit_of = tables.unit_of
-    for unit in range(placed.shape[0]):
-        placed[unit] = tables.full
+    placed = np.full(tables.units.shape[0], tables.full, np.int64)
     for k in range(n_orbits):
         orbit = orbits[order[k]]
         for m in range(4):
             if orbit[m] >= 0:
                 _set(puzzle, placed, unit_of, orbit[m], 0, solution)
-        if _forced(puzzle, solution, orbit, placed, tables):
+        if _forced(puzzle, solution, orbit, placed, tables.full, tables):
             continue
         if _another_solution(puzzle, solution, orbit, work, tables):
             for m in range(4):
@@ -225,13 +257,14 @@ def _set(puzzle, placed, unit_of, cell, value, solution):
 
 
 @compiled(inline="always")
-def _forced(puzzle, solution, orbit, placed, tables):
+def _forced(puzzle, solution, orbit, placed, full, tables):
     """Whether the givens alone force every blanked cell of ``orbit`` back to its digit, each as
     a naked single (its units' givens leave it one digit) or a hidden single (no other blank
     of one of its units may take the digit): then the puzzle says all the one before said,
     and its solution stays unique without a search. (Most removals of a full grid pass; this
-    check is a few dozen operations where the search propagates the whole grid.)"""
-    units, unit_of, full = tables.units, tables.unit_of, tables.full
+    check is a few dozen operations where the search propagates the whole grid.) ``full``:
+    the mask of every digit; the 9 x 9 half calls it too."""
+    units, unit_of = tables.units, tables.unit_of
     for m in range(orbit.shape[0]):
         cell = orbit[m]
         if cell < 0:
@@ -298,16 +331,8 @@ def _another_solution(puzzle, solution, orbit, work, tables):
                 depth -= 1
             if depth < 1:
                 break
-            # The solution's own digit first: another solution differs from it in few cells
-            # (an unavoidable set), so following it finds one in a few nodes.
-            rest = np.int64(untried[depth])
-            seed = chosen[depth]
-            bit = np.int64(1) << (solution[seed] - 1)
-            if not rest & bit:
-                bit = rest & -rest
-            untried[depth] = rest & ~bit
-            stack[depth + 1, :] = stack[depth, :]
-            stack[depth + 1, seed] = bit
+            bit = _own_digit_first(untried[depth], solution[chosen[depth]])
+            seed = _enter_child(stack, untried, chosen, depth, bit)
             depth += 1
     return False
 
@@ -339,11 +364,10 @@ def _candidates(seed, first, puzzles, solutions, orbits, minimal, tables):
     work = work_arrays(tables)
     grid = np.zeros(cells, np.uint8)
     state = np.zeros(1, np.uint64)
-    placed = np.zeros(tables.units.shape[0], np.int64)
     for i in range(puzzles.shape[0]):
         state[0] = _mix(seed ^ _mix(np.uint64(first + i) + np.uint64(0x9E3779B97F4A7C15)))
         _random_grid(state, work, grid, solutions[i], tables)
-        _reduce(state, work, puzzles[i], solutions[i], placed, orbits, minimal, tables)
+        _reduce(state, work, puzzles[i], solutions[i], orbits, minimal, tables)
 
 
 # -- 9 x 9: the same draws on 9-bit masks ---------------------------------------------------------
@@ -487,27 +511,16 @@ def _random_grid9(state, work, solution, tables):
         while untried[depth] == 0:
             depth -= 1
         rest = np.int64(untried[depth])
-        pick = _below(state, tables.popcount[rest])
-        bit = rest
-        for _ in range(pick + 1):
-            bit = rest & -rest
-            rest &= rest - 1
-        untried[depth] = np.int64(untried[depth]) & ~bit
-        cell = chosen[depth]
-        stack[depth + 1, :] = stack[depth, :]
-        stack[depth + 1, cell] = bit
+        seed = _enter_child(stack, untried, chosen, depth,
+                            _nth_bit(rest, _below(state, tables.popcount[rest])))
         depth += 1
-        seed = cell
 
 
 @compiled
 def _reduce9(state, work, puzzle, solution, orbits, minimal, tables):
     """``_reduce`` on 9-bit masks, refusing at once a blanking that leaves a swap set ungiven."""
     n_orbits = orbits.shape[0]
-    order = np.arange(n_orbits)
-    for i in range(n_orbits - 1, 0, -1):  # Fisher-Yates
-        j = _below(state, i + 1)
-        order[i], order[j] = order[j], order[i]
+    order = _shuffled(state, n_orbits)
     for cell in range(81):
         puzzle[cell] = solution[cell]
     placed = work.placed
@@ -521,7 +534,7 @@ def _reduce9(state, work, puzzle, solution, orbits, minimal, tables):
         for m in range(4):
             if orbit[m] >= 0:
                 _set9(puzzle, work, orbit[m], 0, solution, tables)
-        if _forced9(puzzle, solution, orbit, placed, tables):
+        if _forced(puzzle, solution, orbit, placed, ALL, tables):
             continue
         if (_ungiven_set(work.sets, n_sets, work.given)
                 or _another_solution9(puzzle, solution, orbit, work, tables)):
@@ -548,37 +561,6 @@ def _set9(puzzle, work, cell, value, solution, tables):
         _add(work.given, cell)
     else:
         _drop(work.given, cell)
-
-
-@compiled(inline="always")
-def _forced9(puzzle, solution, orbit, placed, tables):
-    """``_forced`` on 9-bit masks."""
-    for m in range(orbit.shape[0]):
-        cell = orbit[m]
-        if cell < 0:
-            continue
-        bit = np.int32(1) << (solution[cell] - 1)
-        units = tables.unit_of[cell]
-        left = ALL & ~(placed[units[0]] | placed[units[1]] | placed[units[2]])
-        if left == bit:
-            continue
-        hidden = False
-        for k in range(3):
-            unit = units[k]
-            elsewhere = False
-            for j in range(9):
-                other = tables.units[unit, j]
-                if other != cell and puzzle[other] == 0:
-                    around = tables.unit_of[other]
-                    if not ((placed[around[0]] | placed[around[1]] | placed[around[2]]) & bit):
-                        elsewhere = True
-                        break
-            if not elsewhere:
-                hidden = True
-                break
-        if not hidden:
-            return False
-    return True
 
 
 @compiled
@@ -615,15 +597,8 @@ def _another_solution9(puzzle, solution, orbit, work, tables):
                 depth -= 1
             if depth < 1:
                 break
-            # The solution's own digit first (see ``_another_solution``).
-            rest = np.int64(untried[depth])
-            seed = chosen[depth]
-            bit = np.int64(1) << (solution[seed] - 1)
-            if not rest & bit:
-                bit = rest & -rest
-            untried[depth] = rest & ~bit
-            stack[depth + 1, :] = stack[depth, :]
-            stack[depth + 1, seed] = bit
+            bit = _own_digit_first(untried[depth], solution[chosen[depth]])
+            seed = _enter_child(stack, untried, chosen, depth, bit)
             depth += 1
     return False
 
@@ -646,9 +621,9 @@ def _denied_root9(puzzle, matrix, cell, digit, work, tables):
 
 @compiled(inline="always")
 def _sweep_givens(puzzle, matrix, work, tables):
-    """``fix prune (choices puzzle)`` by sweeps, as ``solver.compiled.kernels_9x9.seed_root``, from
-    the digits
-    given in each unit (``work.placed``); the cells left open, or -1 when blocked."""
+    """``fix prune (choices puzzle)`` by ``kernels_9x9.sweep``, from the digits given in each
+    unit (``work.placed``, so no unit is built again); the cells left open, or -1 when
+    blocked."""
     swept, blanks = work.swept, work.blanks
     for unit in range(27):
         swept[unit] = work.placed[unit]
@@ -660,24 +635,4 @@ def _sweep_givens(puzzle, matrix, work, tables):
         else:
             blanks[n_blanks] = cell
             n_blanks += 1
-    progress = True
-    while progress:
-        progress = False
-        still_open = 0
-        for j in range(n_blanks):
-            cell = blanks[j]
-            units = tables.unit_of[cell]
-            left = ALL & ~(swept[units[0]] | swept[units[1]] | swept[units[2]])
-            matrix[cell] = left
-            if left == 0:
-                return -1
-            if tables.popcount[left] == 1:
-                swept[units[0]] |= left
-                swept[units[1]] |= left
-                swept[units[2]] |= left
-                progress = True
-            else:
-                blanks[still_open] = cell
-                still_open += 1
-        n_blanks = still_open
-    return n_blanks
+    return kernels_9x9.sweep(matrix, blanks, n_blanks, swept, tables)

@@ -3,13 +3,13 @@ with bit tables (``BIT_TABLES``: popcount, digit and unit bits of 81 cells).
 
 A matrix of choices is 81 ``uint16`` masks, bit ``d - 1`` set when digit ``d`` is still possible.
 ``seed_root`` computes ``fix prune (choices grid)`` by sweeps of per-unit masks of placed
-digits; ``propagate_fixpoint`` carries a matrix to the closure of naked singles (and, when
-asked, hidden singles) from a queue of new singletons; ``pick_cell`` is SPEC section 2's
-choice of the cell to expand. ``solver.compiled.search_9x9`` (the search),
-``solver.compiled.measures_9x9`` (rating and backdoor) and ``solver.compiled.generate`` build on
-them, through this module only; ``solver.jit`` keys each module's cache to the source of the
-modules it imports, so an edit here can never leave another module's cached code running the
-old kernels.
+digits (``sweep``; the generator sweeps from the digits it keeps placed);
+``propagate_fixpoint`` carries a matrix to the closure of naked singles (and, when asked, hidden
+singles) from a queue of new singletons; ``pick_cell`` is SPEC section 2's choice of the cell
+to expand. ``solver.compiled.search_9x9`` (the search), ``solver.compiled.measures_9x9`` (rating
+and backdoor) and ``solver.compiled.generate`` build on them, through this module only; ``solver.jit``
+keys each module's cache to the source of the modules it imports, so an edit here can never
+leave another module's cached code running the old kernels.
 """
 
 from __future__ import annotations
@@ -166,6 +166,15 @@ def seed_root(grid, matrix, blanks, tables):
         else:
             blanks[n_blanks] = cell
             n_blanks += 1
+    return sweep(matrix, blanks, n_blanks, placed, tables)
+
+
+@compiled(inline="always")
+def sweep(matrix, blanks, n_blanks, placed, tables):
+    """The sweeps of ``seed_root`` from ``placed`` (the digits placed in each unit, updated):
+    each of the ``n_blanks`` cells of ``blanks`` may hold what its units have not placed, and
+    one left with a single digit is placed in turn, until a sweep places nothing. Returns the
+    number of cells left open (first in ``blanks``), or -1 when a cell has nothing left."""
     progress = True
     while progress:
         progress = False

@@ -501,20 +501,28 @@ def _search_copies(root, positions, max_nodes, copies, bands):
 # -- 5.3 backdoor size ---------------------------------------------------------------------------
 
 
+class _BackdoorWork(NamedTuple):
+    """The arrays ``_backdoor_size`` works in, allocated once per batch."""
+
+    start: np.ndarray  # (81,) uint16: the puzzle's closure
+    with_one: np.ndarray  # (81, 81) uint16: the closure with each candidate cell filled in
+    with_two: np.ndarray  # (81,) uint16: ... and a second
+    with_three: np.ndarray  # (81,) uint16: ... and a third
+    queue: np.ndarray  # (QUEUE_LENGTH,) int16: singletons to propagate
+    candidates: np.ndarray  # (81,) int16: the cells the closure leaves open
+    fixed: np.ndarray  # (81,) int16: how many cells each candidate's closure fixes
+    ranked: np.ndarray  # (81,) int16: the candidates, most cells fixed first
+
+
 @compiled
 def _backdoor_batch(grids, solutions, out, tables):
     """``out[i]``: row i's backdoor size, -1 when it is larger than 3."""
-    start = np.empty(81, np.uint16)
-    with_one = np.empty((81, 81), np.uint16)
-    with_two = np.empty(81, np.uint16)
-    with_three = np.empty(81, np.uint16)
-    queue = np.empty(QUEUE_LENGTH, np.int16)
-    candidates = np.empty(81, np.int16)
-    fixed = np.empty(81, np.int16)
-    ranked = np.empty(81, np.int16)
+    work = _BackdoorWork(np.empty(81, np.uint16), np.empty((81, 81), np.uint16),
+                         np.empty(81, np.uint16), np.empty(81, np.uint16),
+                         np.empty(QUEUE_LENGTH, np.int16), np.empty(81, np.int16),
+                         np.empty(81, np.int16), np.empty(81, np.int16))
     for i in range(grids.shape[0]):
-        out[i] = _backdoor_size(grids[i], solutions[i], start, with_one, with_two, with_three,
-                                queue, candidates, fixed, ranked, tables)
+        out[i] = _backdoor_size(grids[i], solutions[i], work, tables)
 
 
 @compiled(inline="always")
@@ -544,8 +552,7 @@ def _is_fixed(matrix, cell, tables):
 
 
 @compiled
-def _backdoor_size(grid, solution, start, with_one, with_two, with_three, queue, candidates,
-                   fixed, ranked, tables):
+def _backdoor_size(grid, solution, work, tables):
     """SPEC 5.3 for one puzzle (``solver.reference.ladder.backdoor_size`` says why starting from the
     closure and filling only the cells it leaves open loses nothing).
 
@@ -556,6 +563,9 @@ def _backdoor_size(grid, solution, start, with_one, with_two, with_three, queue,
     tried once; a cell that its set's first cells fix already is skipped: that set is a smaller
     one, tried before.
     """
+    start, with_one, with_two, with_three = work.start, work.with_one, work.with_two, \
+        work.with_three
+    queue, candidates, fixed, ranked = work.queue, work.candidates, work.fixed, work.ranked
     if _singles_closure(grid, start, queue, tables):
         return NO_BACKDOOR
     if _complete(start, tables):

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.compiled.kernels import now_ns
+from solver.compiled.kernels import Work, now_ns
 from solver.compiled.kernels_9x9 import (
     ALL,
     ALL_UNITS,
@@ -39,7 +39,7 @@ from solver.compiled.kernels_9x9 import (
     seed_root,
 )
 from solver.jit import compiled
-from solver.options import SolveOptions
+from solver.options import Limits, SolveOptions
 from solver.records import SearchColumns
 
 __all__ = ["solve_grids"]
@@ -50,14 +50,13 @@ def solve_grids(grids: np.ndarray, options: SolveOptions) -> SearchColumns:
     call, with the variant and caps of ``options``."""
     grids = np.ascontiguousarray(grids, dtype=np.uint8).reshape(-1, 81)
     found = SearchColumns.empty(len(grids))
-    _solve_batch(grids, found, options.max_solutions, options.max_nodes, options.prune_once,
-                 options.first_cell, options.hidden_singles, BIT_TABLES)
+    _solve_batch(grids, found, options.limits, BIT_TABLES)
     return found
 
 
-# The search takes its caps and variant as five scalars and its arrays one by one, not as
-# ``options.Limits`` and ``kernels.Work`` as the any-size search does: as records they cost
-# this search 5-10% on 9 x 9 puzzles that need search (BENCHMARKS.md, issue 30).
+# The search takes ``options.Limits`` and ``kernels.Work`` as the any-size search does, and takes
+# the arrays out of ``work`` once a puzzle, before its loop over the nodes: read through the
+# record at every node, each access costs numba a reference count update.
 
 # -- propagation ----------------------------------------------------------------------------------
 
@@ -97,14 +96,14 @@ def _blocked(matrix, tables):
 
 
 @compiled(inline="always")
-def _propagate(grid, matrix, seed, queue, root_open, prune_once, hidden_singles, tables):
+def _propagate(grid, matrix, seed, queue, root_open, limits, tables):
     """Step 1 of a node: ``prune`` once, or to the fixpoint from the root's ``grid`` (``seed``
-    < 0) or from a child's one newly fixed cell ``seed``.  Returns blocked.
+    < 0) or from a child's one newly fixed cell ``seed``, as ``limits`` say.  Returns blocked.
 
     A fixpoint root also sets ``root_open[0]`` to the cells ``fix prune`` alone left open (-1:
     blocked); when it left none, hidden singles have nothing to do.
     """
-    if prune_once:
+    if limits.prune_once:
         if seed < 0:
             _load_choices(grid, matrix)
         return _prune_once(matrix, tables)
@@ -119,7 +118,7 @@ def _propagate(grid, matrix, seed, queue, root_open, prune_once, hidden_singles,
         queue[0] = seed
         tail = 1
         dirty = tables.unit_bits[seed]
-    return propagate_fixpoint(matrix, queue, tail, dirty, hidden_singles, tables)
+    return propagate_fixpoint(matrix, queue, tail, dirty, limits.hidden_singles, tables)
 
 
 
@@ -151,22 +150,26 @@ def _load_choices(grid, matrix):
 
 
 @compiled
-def _solvable_by_propagation(grid, scratch, queue, root_open, hidden_singles, tables):
+def _solvable_by_propagation(grid, scratch, work, hidden_singles, tables):
     """``fix prune (choices g)`` (with ``hidden_singles``: and hidden singles) is complete and
     unblocked."""
-    if _propagate(grid, scratch, -1, queue, root_open, False, hidden_singles, tables):
+    fixpoint = Limits(1, 1, False, False, hidden_singles)
+    if _propagate(grid, scratch, -1, work.queue, work.root_open, fixpoint, tables):
         return False
     return pick_cell(scratch, True, tables) < 0
 
 
 @compiled(inline="always")
-def _search(grid, stack, untried, chosen, queue, root_open, solution, max_solutions, max_nodes,
-            prune_once, first_cell, hidden_singles, tables):
+def _search(grid, work, solution, limits, tables):
     """Depth-first search from ``choices grid``, as SPEC section 2.
 
     ``untried[d]`` holds the digits not yet tried at the cell ``chosen[d]`` expanded at depth
     ``d``. Returns (n_solutions, nodes, max_depth, budget_exceeded, root_complete).
     """
+    stack, untried, chosen, queue, root_open = work.stack, work.untried, work.chosen, \
+        work.queue, work.root_open
+    max_solutions, max_nodes, first_cell = limits.max_solutions, limits.max_nodes, \
+        limits.first_cell
     n_solutions = 0
     nodes = 0
     max_depth = 0
@@ -184,8 +187,7 @@ def _search(grid, stack, untried, chosen, queue, root_open, solution, max_soluti
             max_depth = depth
         matrix = stack[depth]
         untried[depth] = 0
-        if not _propagate(grid, matrix, seed, queue, root_open, prune_once, hidden_singles,
-                          tables):
+        if not _propagate(grid, matrix, seed, queue, root_open, limits, tables):
             cell = pick_cell(matrix, first_cell, tables)
             if cell < 0:
                 if depth == 0:
@@ -216,15 +218,13 @@ def _search(grid, stack, untried, chosen, queue, root_open, solution, max_soluti
 
 
 @compiled
-def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, hidden_singles,
-                 tables):
+def _solve_batch(grids, out, limits, tables):
     """Fill the ``SearchColumns`` ``out`` for every row of ``grids``."""
-    stack = np.empty((STACK_DEPTH, 81), np.uint16)
-    untried = np.empty(STACK_DEPTH, np.uint16)
-    chosen = np.empty(STACK_DEPTH, np.int16)
-    queue = np.empty(QUEUE_LENGTH, np.int16)
-    root_open = np.empty(1, np.int32)
+    work = Work(np.empty((STACK_DEPTH, 81), np.uint16), np.empty(STACK_DEPTH, np.uint16),
+                np.empty(STACK_DEPTH, np.int16), np.empty(QUEUE_LENGTH, np.int16),
+                np.empty(27, np.int32), np.empty(27, np.uint8), np.empty(1, np.int64))
     scratch = np.empty(81, np.uint16)
+    prune_once, hidden_singles = limits.prune_once, limits.hidden_singles
     timespec = np.zeros(2, np.int64)
 
     for i in range(grids.shape[0]):
@@ -236,8 +236,7 @@ def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, h
                 givens += 1
         out.givens[i] = givens
         found, visited, deepest, budget_hit, root_complete = _search(
-            grid, stack, untried, chosen, queue, root_open, out.first_solution[i], max_solutions,
-            max_nodes, prune_once, first_cell, hidden_singles, tables)
+            grid, work, out.first_solution[i], limits, tables)
         # Repeated givens block the root, so only a one-node, no-solution search needs the check.
         out.contradictory[i] = visited == 1 and found == 0 and _contradictory(grid, tables)
         out.n_solutions[i] = found
@@ -247,15 +246,14 @@ def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, h
         # A fixpoint root computes ``fix prune (choices g)`` first (then, under singles, goes
         # on with hidden singles); the ``once`` root is one pass, so propagate again to classify.
         if prune_once:
-            prune_ok = _solvable_by_propagation(grid, scratch, queue, root_open, False, tables)
+            prune_ok = _solvable_by_propagation(grid, scratch, work, False, tables)
         else:
-            prune_ok = root_open[0] == 0
+            prune_ok = work.root_open[0] == 0
         out.prune_solvable[i] = prune_ok
         if prune_ok:
             out.singles_solvable[i] = True
         elif hidden_singles and not prune_once:
             out.singles_solvable[i] = root_complete
         else:
-            out.singles_solvable[i] = _solvable_by_propagation(grid, scratch, queue, root_open,
-                                                               True, tables)
+            out.singles_solvable[i] = _solvable_by_propagation(grid, scratch, work, True, tables)
         out.solve_ns[i] = now_ns(timespec) - start
