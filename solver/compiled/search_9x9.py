@@ -225,6 +225,8 @@ def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, h
     queue = np.empty(QUEUE_LENGTH, np.int16)
     root_open = np.empty(1, np.int32)
     scratch = np.empty(81, np.uint16)
+    # bools, not the literals False and True: numba would compile the propagation once for each
+    naked_only, with_hidden = np.bool_(False), np.bool_(True)
     timespec = np.zeros(2, np.int64)
 
     for i in range(grids.shape[0]):
@@ -247,7 +249,7 @@ def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, h
         # A fixpoint root computes ``fix prune (choices g)`` first (then, under singles, goes
         # on with hidden singles); the ``once`` root is one pass, so propagate again to classify.
         if prune_once:
-            prune_ok = _solvable_by_propagation(grid, scratch, queue, root_open, False, tables)
+            prune_ok = _solvable_by_propagation(grid, scratch, queue, root_open, naked_only, tables)
         else:
             prune_ok = root_open[0] == 0
         out.prune_solvable[i] = prune_ok
@@ -257,5 +259,5 @@ def _solve_batch(grids, out, max_solutions, max_nodes, prune_once, first_cell, h
             out.singles_solvable[i] = root_complete
         else:
             out.singles_solvable[i] = _solvable_by_propagation(grid, scratch, queue, root_open,
-                                                               True, tables)
+                                                               with_hidden, tables)
         out.solve_ns[i] = now_ns(timespec) - start
