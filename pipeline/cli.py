@@ -240,13 +240,13 @@ def solve_command(
           ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..
     """
     import solver
-    from pipeline.warm_up import announce_compiling
+    from pipeline.warm_up import announcing_compiles
 
     texts = _puzzles_given(puzzles)
     try:
         options = load_settings(**settings).solve_options
-        announce_compiling()
-        batch = solver.solve_strings(texts, options, implementation=implementation)
+        with announcing_compiles():
+            batch = solver.solve_strings(texts, options, implementation=implementation)
     except ValueError as err:  # the solver's own check of its options
         raise PipelineError(str(err)) from None
     results = [batch.row(i) for i in range(len(batch))]

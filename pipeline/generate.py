@@ -68,7 +68,7 @@ from pipeline.summary import (
     summarize,
     write_summary,
 )
-from pipeline.warm_up import announce_compiling, load_solver
+from pipeline.warm_up import announcing_compiles, load_solver
 from pipeline.work import solve_table
 
 __all__ = ["GENERATED", "generate_dataset"]
@@ -109,8 +109,8 @@ def generate_dataset(
     engine.check()
     show = (not settings.quiet and sys.stderr.isatty()) if progress is None else progress
     draws = draws_of(settings, generation)
-    announce_compiling(settings.quiet)
-    compile_seconds = _warm_up(draws, settings)
+    with announcing_compiles(settings.quiet):
+        compile_seconds = _warm_up(draws, settings)
     run = RunRecord.new(settings, [_generator_entry(generation, draws)], generation)
     out = open_output(output, run, pa.schema(DRAW_FIELDS), overwrite=settings.overwrite,
                       finished=selected_parts)
@@ -151,7 +151,7 @@ def _warm_up(draws: Draws, settings: Settings) -> float:
     started = time.perf_counter()
     draws_here = 1 if draws.boxsize == 3 else 0
     if draws.boxsize == 3:
-        load_solver(settings.solve_options)
+        load_solver(settings.solve_options, quiet=settings.quiet)
     table = draw_table(draws, 0, draws_here, settings.solve_options.alphabet_of(draws.boxsize))
     solve_table(table, schema=output_schema(table.schema), puzzle_column="puzzle",
                 solution_column="solution", options=settings.solve_options, source=GENERATED,

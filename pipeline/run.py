@@ -67,7 +67,7 @@ from pipeline.summary import (
     write_summary,
 )
 from pipeline.text import escaped
-from pipeline.warm_up import announce_compiling, load_solver
+from pipeline.warm_up import load_solver
 from pipeline.work import Unit, to_ipc
 
 __all__ = ["solve_dataset"]
@@ -201,8 +201,8 @@ def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
                for s, (digest, _) in zip(sources, digests, strict=True)]
     estimates = [estimated_rows(source, lines)
                  for source, (_, lines) in zip(sources, digests, strict=True)]
-    announce_compiling(settings.quiet)
-    compile_seconds = load_solver(settings.solve_options)  # before the workers are forked
+    # before the workers are forked
+    compile_seconds = load_solver(settings.solve_options, quiet=settings.quiet)
     out = open_output(output, RunRecord.new(settings, entries), input_schema,
                       overwrite=settings.overwrite)
     if out.resumed:

@@ -1,12 +1,19 @@
-"""The compiled solver in this process: say when it is about to be compiled, and load it before
-the workers are forked (so that they inherit it instead of each loading it in its first batch)
-and before a run measures its batch size (which compiling would skew).
+"""The compiled solver in this process: load it before the workers are forked (so that they
+inherit it instead of each loading it in its first batch) and before a run measures its batch
+size (which compiling would skew), compiling only what the run's options use, on both cores,
+and saying what is being compiled.
 
-A solved run (``pipeline.run``), a generated one (``pipeline.generate``) and ``solve`` use it.
+A solved run (``pipeline.run``), a generated run (``pipeline.generate``) and ``solve`` use it.
+
+Run as ``python -m pipeline.warm_up OPTIONS`` (OPTIONS: a pickled ``SolveOptions``, in hex), it
+loads the grade and the measures those options use: ``load_solver``'s second process.
 """
 
 from __future__ import annotations
 
+import contextlib
+import pickle
+import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -15,31 +22,153 @@ import numpy as np
 
 from solver.options import SolveOptions
 
-COMPILING = "compiling the solver for this machine (first run only: about a minute)..."
 # Puzzles that load every compiled kernel a run's settings use: an easy one (Project Euler 96,
 # grid 01) and one that needs search, the grading rules and, when asked for, the rating and
-# backdoor (Hutton's "diabolical").
+# backdoor (Hutton's "diabolical"). Both have one solution.
 WARM_UP = ("..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
            ".9.7..86..31..5.2.8.6........7.5...6...3.7...5...1.7........1.9.2.6..35..54..8.7.")
+GRADE_MODULE = "solver.compiled.grade"  # what a second process compiles while this one searches
+COMPILING = "compiling the solver for this machine (first run of this source only):"
 
 
-def announce_compiling(quiet: bool = False) -> None:
-    """Say on stderr, whatever it is (a terminal, a log file, make's output), that the solver
-    is about to be compiled when it has not been on this machine: the first call then takes a
-    minute or so, and nothing else would say why."""
+class Announcement:
+    """One line on stderr, whatever it is (a terminal, a log file, make's output), naming the
+    solver's modules as they start compiling (numba's compile events: a function loaded from
+    the cache says nothing), and at its end how long it took. Nothing is said when nothing
+    compiles. Nested uses share the outermost's line."""
+
+    depth = 0
+    started: float | None = None
+
+    def begin(self) -> None:
+        """Start the line (once): the modules follow it."""
+        if Announcement.started is None:
+            Announcement.started = time.perf_counter()
+            print(COMPILING, end="", file=sys.stderr, flush=True)
+
+    def module(self, name: str) -> None:
+        self.begin()
+        name_module(name)
+
+    @contextlib.contextmanager
+    def around(self):
+        from solver.jit import reporting_compiles
+
+        Announcement.depth += 1
+        try:
+            with reporting_compiles(self.module if Announcement.depth == 1 else None):
+                yield self
+        finally:
+            Announcement.depth -= 1
+            if Announcement.depth == 0 and Announcement.started is not None:
+                seconds = time.perf_counter() - Announcement.started
+                print(f" ({seconds:.0f} s)", file=sys.stderr, flush=True)
+                Announcement.started = None
+
+
+@contextlib.contextmanager
+def announcing_compiles(quiet: bool = False):
+    """Within it, say on stderr which of the solver's modules compile (unless ``quiet``): the
+    first call of a kernel on a machine takes seconds, and nothing else would say why."""
+    if quiet:
+        yield None
+        return
+    with Announcement().around() as announcement:
+        yield announcement
+
+
+def name_module(name: str) -> None:
+    """The module's last name, on the line begun (by this process or the first)."""
+    print(f" {name.rpartition('.')[2]}", end="", file=sys.stderr, flush=True)
+
+
+def warm_up_grids(boxsize: int) -> np.ndarray:
+    """Grids of ``boxsize`` to search: ``WARM_UP`` for 9 x 9, one blank grid for the others
+    (searched for one node: the kernels are compiled for the types, whatever the puzzle)."""
+    if boxsize != 3:
+        return np.zeros((1, boxsize**4), np.uint8)
+    grids = np.frombuffer(WARM_UP.encode(), dtype=np.uint8).reshape(-1, 81) - ord("0")
+    return np.where(grids > 9, 0, grids).astype(np.uint8)
+
+
+def load_difficulty(options: SolveOptions) -> None:
+    """Load (compile, the first time) the grade and the measures ``options`` ask for, on
+    ``WARM_UP``, without the compiled search: the reference finds the solutions they need.
+    The grade's kernels are the same at every box size (one type of ``Tables``); the measures
+    beyond 9 x 9 are the any-size search's."""
+    import solver
+    from solver.vocabulary import STATUSES
+
+    if 3 not in options.boxsizes:
+        options = replace(options, measures=())
+    grids = warm_up_grids(3)
+    found = solver.solve_grids(grids, replace(options, boxsize=3), implementation="reference")
+    unique = np.full(len(grids), STATUSES.index("unique"), np.uint8)
+    solver.difficulty(grids, unique, found, replace(options, boxsize=3, alphabet=""))
+
+
+def load_search(options: SolveOptions) -> None:
+    """Load the search (and the canonical form, when asked for) at each box size ``options``
+    take, but "auto" (then 9 x 9 only: rows of other sizes compile theirs as they come)."""
+    import solver
+    from solver.api import canonical_forms
+
+    for boxsize in (3,) if options.boxsize == "auto" else options.boxsizes:
+        grids = warm_up_grids(boxsize)
+        searched = replace(options, boxsize=boxsize, alphabet="", max_nodes=1)
+        solver.solve_grids(grids, searched)
+        if boxsize == 3 and options.measured("canonical"):
+            canonical_forms(grids, np.ones(len(grids), bool))
+
+
+def start_difficulty(options: SolveOptions, quiet: bool = False) -> subprocess.Popen:
+    """A second process running ``load_difficulty(options)``, naming on this process's line
+    (begun here, unless ``quiet``) the modules it compiles."""
+    if not quiet:
+        Announcement().begin()
+    command = [sys.executable, "-m", __name__, pickle.dumps(options).hex()]
+    return subprocess.Popen(command + (["--quiet"] if quiet else []))
+
+
+def finish(process: subprocess.Popen | None) -> None:
+    """Wait for ``start_difficulty``'s process; RuntimeError if it failed."""
+    if process is not None and process.wait() != 0:
+        raise RuntimeError(f"compiling the solver's grade failed (exit {process.returncode})")
+
+
+def load_solver(options: SolveOptions, quiet: bool = False) -> float:
+    """Load (compile, the first time) the kernels ``options`` use, and only those: the 9 x 9
+    search and grade for a 9 x 9 run, the measures it asks for; the seconds it took. The
+    grade compiles in a second process while this one compiles the search; then this one
+    solves ``WARM_UP`` (for 9 x 9 runs) from the cache."""
     from solver.jit import compiled_before
 
-    if not quiet and not compiled_before():
-        print(COMPILING, file=sys.stderr, flush=True)
-
-
-def load_solver(options: SolveOptions) -> float:
-    """Load (compile, the first time) the 9 x 9 kernels ``options`` use by solving ``WARM_UP``;
-    the seconds it took. The kernels do not depend on the alphabet, so ``WARM_UP``'s digits
-    stand for any."""
-    import solver
-
     started = time.perf_counter()
-    grid = np.frombuffer(WARM_UP.encode(), dtype=np.uint8).reshape(-1, 81)
-    solver.solve_ascii(grid, replace(options, alphabet=""))
+    with announcing_compiles(quiet):
+        # On 2 cores the grade, the larger half, compiles beside the search: a third saved.
+        other = None if compiled_before(GRADE_MODULE) else start_difficulty(options, quiet)
+        try:
+            load_search(options)
+        finally:
+            finish(other)
+        if 3 in options.boxsizes:
+            import solver
+
+            grids = np.frombuffer(WARM_UP.encode(), dtype=np.uint8).reshape(-1, 81)
+            solver.solve_ascii(grids, replace(options, boxsize=3, alphabet=""))
+        else:
+            load_difficulty(options)
     return time.perf_counter() - started
+
+
+def _main(arguments: list[str]) -> None:
+    """The second process: its modules go on the first process's line, which that one ends."""
+    from solver.jit import reporting_compiles
+
+    options = pickle.loads(bytes.fromhex(arguments[0]))
+    with reporting_compiles(None if "--quiet" in arguments else name_module):
+        load_difficulty(options)
+
+
+if __name__ == "__main__":
+    _main(sys.argv[1:])

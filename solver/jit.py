@@ -19,6 +19,7 @@ the user's cache directory (``~/.cache/sudoku-pipeline/numba``).
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import hashlib
 import os
@@ -139,10 +140,37 @@ def cache_directory(module: str) -> str:
     return str(directory)
 
 
-def compiled_before() -> bool:
-    """Whether this source of the search has been compiled on this machine already (its
-    cache holds code): if not, the first solve compiles it, which takes a minute or so."""
-    return any(directory_of(SEARCH_MODULE).rglob("*.nbi"))
+def compiled_before(module: str = SEARCH_MODULE) -> bool:
+    """Whether this source of ``module`` has been compiled on this machine already (its cache
+    holds code): if not, its first call compiles it, which takes seconds."""
+    return any(directory_of(module).rglob("*.nbi"))
+
+
+@contextlib.contextmanager
+def reporting_compiles(report):
+    """Within it, ``report(module)`` is called (when ``report`` is not None) the first time a
+    function of the solver module ``module`` starts compiling in this process: numba's
+    compile event, which a function loaded from the cache does not raise. What a caller waits
+    for, said by the solver, which prints nothing itself."""
+    if report is None:
+        yield
+        return
+    from numba.core import event
+
+    reported = set()
+
+    class Reporter(event.Listener):
+        def on_start(self, ev):
+            module = ev.data["dispatcher"].py_func.__module__
+            if module.startswith(f"{NAME}.") and module not in reported:
+                reported.add(module)
+                report(module)
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", Reporter()):
+        yield
 
 
 def _remove_older(directory: Path) -> None:

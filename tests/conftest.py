@@ -41,10 +41,11 @@ def hard_txt() -> Path:
 
 def pytest_collection_finish(session) -> None:
     """A run of many tests compiles the solver's kernels first, on both cores (tests/precompile.py):
-    a fresh clone's suite would otherwise compile them one by one on one. Under pytest-xdist
-    every test process gets here: the first compiles while the others wait on a lock, then
-    find the kernels in the cache (four processes compiling the same kernels on two cores took
-    twice as long)."""
+    a fresh clone's suite would otherwise compile them one by one on one, and two test
+    processes meeting the same uncompiled kernel would both compile it. Under pytest-xdist
+    every test process gets here: the first compiles (in two processes) while the others wait
+    on a lock, then find the kernels in the cache (four processes compiling the same kernels
+    on two cores took twice as long)."""
     if len(session.items) >= WHOLE_SUITE and not session.config.option.collectonly:
         import fcntl
         import hashlib

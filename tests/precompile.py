@@ -1,54 +1,55 @@
 """Compile every numba kernel of the solver before the suite runs, in two processes at once.
 
 A fresh clone has an empty numba cache: compiling the kernels one after the other, as the tests
-first call them, costs about a minute and a half of one core, while the other core idles. The
-whole suite (see ``conftest.pytest_collection_finish``) compiles half of them in a second
-process while this one compiles the other half; every later process, a test's or a worker's,
-loads them from the cache. A warm cache makes both halves a second's load.
-
-Run as a script, it compiles the second half.
+first call them, costs minutes of one core, while the other core idles (and two test processes
+meeting the same uncompiled kernel would both compile it). The whole suite (see
+``conftest.pytest_collection_finish``) compiles the grade and the 9 x 9 measures in a second
+process (``pipeline.warm_up``'s, as a run's warm-up does) while this one compiles the searches,
+the canonical form and the generators; then it loads them all from the cache. A warm cache
+makes it a second's load.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-HARD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+MEASURES = ("rating", "backdoor", "canonical")
 
 
-def first_half() -> None:
-    """The 9 x 9 search, grade and canonical form (about 40 s of compiling from cold)."""
+def this_half() -> None:
+    """The 9 x 9 and any-size searches, the canonical form and the generators of 9 x 9 and
+    4 x 4 puzzles (the other sizes have the same types)."""
+    from pipeline.warm_up import load_search
+    from solver.compiled.generate import candidates
+    from solver.options import SolveOptions
+
+    load_search(SolveOptions(measures=MEASURES, boxsize=3))
+    load_search(SolveOptions(boxsize=2))
+    candidates(1, 0, 1, 3)
+    candidates(1, 0, 1, 2)
+
+
+def everything() -> None:
+    """Every kernel the suite calls, from the cache once both halves are in: every measure of
+    a 9 x 9 and a 4 x 4 puzzle (one solution, so that every measure runs)."""
     import solver
-
-    solver.solve_strings([HARD], measures=("canonical",))
-
-
-def second_half() -> None:
-    """The generators, the search and grade of every other box size, and rating and backdoor
-    size (the same kernels at every size): about as long."""
-    import solver
+    from pipeline.warm_up import WARM_UP
     from solver.compiled.generate import candidates
     from solver.grid import text_of
 
-    candidates(1, 0, 1, 3)
-    puzzles, _ = candidates(1, 0, 1, 2)  # one puzzle of one solution: every measure runs
-    solver.solve_strings([text_of(puzzles[0])], boxsize=2, measures=("rating", "backdoor"))
+    puzzles, _ = candidates(1, 0, 1, 2)
+    solver.solve_strings([WARM_UP[81:], text_of(puzzles[0])], boxsize="auto", measures=MEASURES)
 
 
 def compile_all() -> None:
-    """Both halves, the second in another process; returns when both are in the cache."""
-    other = subprocess.Popen([sys.executable, __file__], cwd=ROOT)
+    """Both halves, the grade's in another process; returns when all is in the cache."""
+    from pipeline.warm_up import finish, start_difficulty
+    from solver.options import SolveOptions
+
+    other = start_difficulty(SolveOptions(measures=MEASURES), quiet=True)
     try:
-        first_half()
+        this_half()
     finally:
-        other.wait()
-    if other.returncode != 0:
-        raise RuntimeError(f"compiling the solver's kernels failed (exit {other.returncode})")
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
-    second_half()
+        finish(other)
+    everything()

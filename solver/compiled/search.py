@@ -126,6 +126,8 @@ def _solve_batch(grids, out, limits, tables):
     """Fill the ``SearchColumns`` ``out`` for every row of ``grids``."""
     work = work_arrays(tables)
     scratch = np.empty(grids.shape[1], tables.masks.dtype)
+    # bools, not the literals False and True: numba would compile the propagation once for each
+    naked_only, with_hidden = np.bool_(False), np.bool_(True)
     timespec = np.zeros(2, np.int64)
     for i in range(grids.shape[0]):
         start = now_ns(timespec)
@@ -146,7 +148,7 @@ def _solve_batch(grids, out, limits, tables):
         # A fixpoint root computes ``fix prune (choices g)`` first (then, under singles, goes
         # on with hidden singles); the ``once`` root is one pass, so propagate again to classify.
         if limits.prune_once:
-            prune_ok = solvable_by_propagation(grid, scratch, work, False, tables)
+            prune_ok = solvable_by_propagation(grid, scratch, work, naked_only, tables)
         else:
             prune_ok = work.root_open[0] == 0
         out.prune_solvable[i] = prune_ok
@@ -155,5 +157,5 @@ def _solve_batch(grids, out, limits, tables):
         elif limits.hidden_singles and not limits.prune_once:
             out.singles_solvable[i] = root_complete
         else:
-            out.singles_solvable[i] = solvable_by_propagation(grid, scratch, work, True, tables)
+            out.singles_solvable[i] = solvable_by_propagation(grid, scratch, work, with_hidden, tables)
         out.solve_ns[i] = now_ns(timespec) - start

@@ -225,6 +225,8 @@ def _solve_batch(grids, out, limits, tables):
                 np.empty(27, np.int32), np.empty(27, np.uint8), np.empty(1, np.int64))
     scratch = np.empty(81, np.uint16)
     prune_once, hidden_singles = limits.prune_once, limits.hidden_singles
+    # bools, not the literals False and True: numba would compile the propagation once for each
+    naked_only, with_hidden = np.bool_(False), np.bool_(True)
     timespec = np.zeros(2, np.int64)
 
     for i in range(grids.shape[0]):
@@ -246,7 +248,7 @@ def _solve_batch(grids, out, limits, tables):
         # A fixpoint root computes ``fix prune (choices g)`` first (then, under singles, goes
         # on with hidden singles); the ``once`` root is one pass, so propagate again to classify.
         if prune_once:
-            prune_ok = _solvable_by_propagation(grid, scratch, work, False, tables)
+            prune_ok = _solvable_by_propagation(grid, scratch, work, naked_only, tables)
         else:
             prune_ok = work.root_open[0] == 0
         out.prune_solvable[i] = prune_ok
@@ -255,5 +257,6 @@ def _solve_batch(grids, out, limits, tables):
         elif hidden_singles and not prune_once:
             out.singles_solvable[i] = root_complete
         else:
-            out.singles_solvable[i] = _solvable_by_propagation(grid, scratch, work, True, tables)
+            out.singles_solvable[i] = _solvable_by_propagation(grid, scratch, work, with_hidden,
+                                                               tables)
         out.solve_ns[i] = now_ns(timespec) - start
