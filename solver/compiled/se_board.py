@@ -92,7 +92,7 @@ def apply_hint(hint: se_grid.Hint, values: np.ndarray, cands: np.ndarray) -> Non
 # -- compiled helpers ------------------------------------------------------------------------------
 
 
-@compiled(inline="always")
+@compiled
 def popcount(m):
     n = 0
     while m:
@@ -101,7 +101,7 @@ def popcount(m):
     return n
 
 
-@compiled(inline="always")
+@compiled
 def lowest(m):
     """The smallest digit (bit index) of a non-empty mask."""
     d = 0
@@ -110,7 +110,7 @@ def lowest(m):
     return d
 
 
-@compiled(inline="always")
+@compiled
 def next_pattern(value):
     """The next larger integer with as many bits set (Gosper's hack): SE's order of tuples."""
     smallest = value & -value
@@ -118,7 +118,7 @@ def next_pattern(value):
     return ripple | (((value ^ ripple) >> 2) // smallest)
 
 
-@compiled(inline="always")
+@compiled
 def place(values, cands, cell, digit, board):
     """Set a value and remove it from the candidates of every cell the cell sees."""
     values[cell] = digit
@@ -128,7 +128,7 @@ def place(values, cands, cell, digit, board):
         cands[board.house[cell, i]] &= bit
 
 
-@compiled(inline="always")
+@compiled
 def positions(cands, region, digit, board):
     """Where ``digit`` is a candidate in ``region``: a mask of indexes in the region's order."""
     m = 0
@@ -154,7 +154,7 @@ def position_table(cands, table, board):
                     table[r, d] |= bit
 
 
-@compiled(inline="always")
+@compiled
 def empty_count(values, region, board):
     n = 0
     for i in range(9):
@@ -163,7 +163,7 @@ def empty_count(values, region, board):
     return n
 
 
-@compiled(inline="always")
+@compiled
 def is_solved(values):
     for c in range(81):
         if values[c] == 0:

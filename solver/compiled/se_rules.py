@@ -137,7 +137,7 @@ RULE_COUNT = len(RULE_NAMES)
 # -- writing a hint --------------------------------------------------------------------------------
 
 
-@compiled(inline="always")
+@compiled
 def begin(out, code, difficulty):
     """Clear ``out`` for a new hint."""
     out.removals[:] = 0
@@ -147,13 +147,13 @@ def begin(out, code, difficulty):
     out.difficulty[0] = difficulty
 
 
-@compiled(inline="always")
+@compiled
 def add_cell(out, cell):
     out.cells[out.info[I_CELLS]] = cell
     out.info[I_CELLS] += 1
 
 
-@compiled(inline="always")
+@compiled
 def add_digits(out, mask):
     """The digits of a mask, ascending."""
     for d in range(1, 10):
@@ -162,7 +162,7 @@ def add_digits(out, mask):
             out.info[I_DIGITS] += 1
 
 
-@compiled(inline="always")
+@compiled
 def add_region_cells(out, board, region, mask):
     """The cells of a region at the indexes of ``mask``, in region order."""
     for i in range(9):
@@ -170,13 +170,13 @@ def add_region_cells(out, board, region, mask):
             add_cell(out, board.regions[region, i])
 
 
-@compiled(inline="always")
+@compiled
 def set_placement(out, cell, digit):
     out.info[I_CELL] = cell
     out.info[I_DIGIT] = digit
 
 
-@compiled(inline="always")
+@compiled
 def has_removals(out):
     for c in range(81):
         if out.removals[c]:
@@ -184,12 +184,12 @@ def has_removals(out):
     return False
 
 
-@compiled(inline="always")
+@compiled
 def single_bit(m):
     return m != 0 and (m & (m - 1)) == 0
 
 
-@compiled(inline="always")
+@compiled
 def two_or_more(m):
     return (m & (m - 1)) != 0
 
@@ -245,14 +245,14 @@ LOCK_BASES = np.array([0, 0, 18, 9], dtype=np.int32)
 LOCK_COVERS = np.array([18, 9, 0, 0], dtype=np.int32)
 
 
-@compiled(inline="always")
+@compiled
 def locked(table, board, r1, r2, d):
     """Whether digit d has two or more places in r1, all where r1 meets r2."""
     pos = table[r1, d]
     return two_or_more(pos) and (pos & ~board.inside[r1, r2]) == 0
 
 
-@compiled(inline="always")
+@compiled
 def locking_removals(board, cands, r1, r2, d, out):
     """The digit leaves the cells of r2 outside r1."""
     bit = 1 << d
@@ -263,7 +263,7 @@ def locking_removals(board, cands, r1, r2, d, out):
             out.removals[c] = bit
 
 
-@compiled(inline="always")
+@compiled
 def locking_hint(board, cands, table, r1, r2, d, out):
     """Removals, cells, digit and regions of a pointing or claiming hint (code and difficulty
     set by the caller)."""
@@ -369,7 +369,7 @@ def generalized_intersections(board, cands, table, out):
 # -- subsets ---------------------------------------------------------------------------------------
 
 
-@compiled(inline="always")
+@compiled
 def set_union(masks_of, pattern):
     """SE's set test over the masks ``masks_of[i]`` for the indexes i of ``pattern``: each has two
     or more members; their union (the caller checks its size)."""
@@ -498,7 +498,7 @@ def fish(board, values, cands, scratch, out, degree):
     return False
 
 
-@compiled(inline="always")
+@compiled
 def cover_removals(board, table, covers, pattern, common, d, out):
     """The cover lines (indexes of ``common``) lose the digit outside the base lines."""
     for i in range(9):
@@ -510,7 +510,7 @@ def cover_removals(board, table, covers, pattern, common, d, out):
                     out.removals[board.regions[line, k]] = 1 << d
 
 
-@compiled(inline="always")
+@compiled
 def fish_cells(board, cands, covers, pattern, common, d, out):
     """The fish's cells, sorted, and its digit."""
     for i in range(9):
@@ -553,7 +553,7 @@ def wings(board, values, cands, scratch, out, xyz):
     return False
 
 
-@compiled(inline="always")
+@compiled
 def wing_hint(board, cands, xy, xz, yz, xyz, out):
     """z leaves the cells that see both wings (and the pivot, for XYZ): whether any does."""
     z = lowest(cands[xz] & cands[yz])
@@ -636,7 +636,7 @@ def exclusion_removals(board, cands, scratch, cell_list, n_cells, n_common, out)
         out.removals[c2] = cands[c2] & ~a2
 
 
-@compiled(inline="always")
+@compiled
 def covers_an_excluder(cands, common, n_common, used):
     for i in range(n_common):
         if cands[common[i]] & ~used == 0:
@@ -660,7 +660,7 @@ def aligned_pairs(board, values, cands, scratch, out):
     return False
 
 
-@compiled(inline="always")
+@compiled
 def exclusion_hint(board, cands, scratch, cell_list, n_cells, code, out):
     begin(out, code, 6.2 if n_cells == 2 else 7.5)
     n_common = common_excluders(scratch, cell_list, n_cells)
@@ -672,7 +672,7 @@ def exclusion_hint(board, cands, scratch, cell_list, n_cells, code, out):
     return True
 
 
-@compiled(inline="always")
+@compiled
 def common_excluders(scratch, cell_list, n_cells):
     """The excluders of the first cell that all the others have, in its order, into
     ``scratch.more``; how many."""
@@ -814,7 +814,7 @@ def is_valid_loop(board, loop, size):
     return True
 
 
-@compiled(inline="always")
+@compiled
 def loop_difficulty(size):
     result = 4.5
     if size >= 10:
@@ -858,7 +858,7 @@ def loop_hints(board, values, cands, scratch, out):
         loop_type4(board, cands, scratch, out)
 
 
-@compiled(inline="always")
+@compiled
 def loop_trial(scratch, loop_type, extra_difficulty, trial):
     """Start a unique loop hint in ``trial``: cells, digits, size, type."""
     size, both = scratch.found[0], scratch.found[1]
@@ -914,7 +914,7 @@ def loop_type2(board, cands, scratch, out):
     offer(trial, out)
 
 
-@compiled(inline="always")
+@compiled
 def extra_cells(cands, scratch):
     """The two cells of the loop with extra candidates, in loop order."""
     c1 = c2 = -1
@@ -1203,13 +1203,13 @@ def bug2(board, cands, scratch, state, out):
     return True
 
 
-@compiled(inline="always")
+@compiled
 def bug_hint_cells(scratch, state, out):
     for i in range(state[B_CELLS]):
         add_cell(out, scratch.cells[i])
 
 
-@compiled(inline="always")
+@compiled
 def shared_region(board, c1, c2):
     """The first region (block, row, column) two cells share, or -1."""
     for k in range(3):
@@ -1259,7 +1259,7 @@ def bug3(board, cands, scratch, state, out):
     return False
 
 
-@compiled(inline="always")
+@compiled
 def common_region(board, scratch, state, kind):
     """The region of type ``kind`` all BUG cells share, or -1."""
     region = board.regions_of[scratch.cells[0], kind]
