@@ -30,7 +30,12 @@ import numpy as np
 from solver.compiled.se_board import BOARD, apply_hint, from_puzzle, is_solved, place, to_grid
 from solver.compiled.se_rules import (
     I_CELL,
+    I_CODE,
+    I_DEGREE,
     I_DIGIT,
+    I_SET,
+    I_SET_SIZE,
+    I_TYPE,
     IS_CHAIN,
     RULE_COUNT,
     HintOut,
@@ -44,6 +49,9 @@ from solver.compiled.se_rules import (
 from solver.jit import compiled
 from solver.reference.se import NO_HINT, RULES, SERating
 from solver.reference.se_grid import Hint, rounded
+
+# The reference's record takes the budget's fields once it has them (work, over_budget).
+_RECORD_FIELDS = frozenset(f.name for f in dataclasses.fields(SERating))
 
 # What ``advance`` stopped on.
 SOLVED, CHAIN, STUCK, LOG_FULL = 0, 1, 2, 3
@@ -147,40 +155,79 @@ def chain_hint(rule: int, values: np.ndarray, cands: np.ndarray,
 
 class _Rating:
     """ER, EP, ED and the techniques as steps are applied (``solver.reference.se.se_rating``'s
-    arithmetic)."""
+    arithmetic): the steps ``advance`` logged, folded by ``tally``, and the chain hints."""
 
     def __init__(self) -> None:
-        self.er = self.ep = self.ed = 0.0
+        self.numbers = np.zeros(3, np.float64)  # ER, EP, ED so far
+        self.kinds = np.zeros((LOG_SIZE, 3), np.int64)  # tally's table
         self.techniques: Counter[str] = Counter()
         self.steps = 0
 
     def step(self, technique: str, difficulty: float, places: bool) -> None:
         self.steps += 1
         self.techniques[technique] += 1
-        self.er = max(self.er, difficulty)
-        if self.ep == 0.0:
-            if self.ed == 0.0:
-                self.ed = self.er
+        er, ep, ed = self.numbers
+        er = max(er, difficulty)
+        if ep == 0.0:
+            if ed == 0.0:
+                ed = er
             if places:
-                self.ep = self.er
+                ep = er
+        self.numbers[:] = er, ep, ed
 
     def logged(self, log: Log, steps: int) -> None:
-        for i in range(steps):
-            info = log.infos[i]
-            self.step(_name(tuple(info)), float(log.difficulties[i]), bool(info[I_CELL] >= 0))
+        self.steps += steps
+        for key, count, first in self.kinds[:tally(log, steps, self.numbers, self.kinds)]:
+            self.techniques[_name(int(key), tuple(log.infos[first]))] += int(count)
 
     def record(self, solved: bool, work: int, over_budget: bool) -> SERating:
+        er, ep, ed = (float(x) for x in self.numbers)
         numbers = (None, None, None) if over_budget else (
-            rounded(self.er if solved else NO_HINT), rounded(self.ep), rounded(self.ed))
-        fields = {"work": work, "over_budget": over_budget}
-        known = {f.name for f in dataclasses.fields(SERating)}
+            rounded(er if solved else NO_HINT), rounded(ep), rounded(ed))
+        budget = {"work": work, "over_budget": over_budget}
         return SERating(*numbers, dict(self.techniques), self.steps, solved and not over_budget,
-                        **{k: v for k, v in fields.items() if k in known})
+                        **{k: v for k, v in budget.items() if k in _RECORD_FIELDS})
 
 
-@functools.lru_cache(maxsize=4096)
-def _name(info: tuple) -> str:
-    return technique_name(info)
+@compiled
+def tally(log, steps, numbers, kinds):
+    """Fold the logged steps into ``numbers`` (ER, EP, ED, as ``_Rating.step``) and count their
+    techniques in ``kinds`` (name key, count, first step), in order of first use; returns how
+    many techniques."""
+    er, ep, ed = numbers[0], numbers[1], numbers[2]
+    n = 0
+    for i in range(steps):
+        er = max(er, log.difficulties[i])
+        if ep == 0.0:
+            if ed == 0.0:
+                ed = er
+            if log.infos[i, I_CELL] >= 0:
+                ep = er
+        key = 0
+        for j in range(NAME_FIELDS.shape[0]):
+            key += log.infos[i, NAME_FIELDS[j]] * NAME_WEIGHTS[j]
+        k = 0
+        while k < n and kinds[k, 0] != key:
+            k += 1
+        if k == n:
+            kinds[n, 0], kinds[n, 1], kinds[n, 2] = key, 0, i
+            n += 1
+        kinds[k, 1] += 1
+    numbers[0], numbers[1], numbers[2] = er, ep, ed
+    return n
+
+
+# The info fields a technique's name depends on, folded into one key.
+NAME_FIELDS = np.array([I_CODE, I_DEGREE, I_TYPE, I_SET, I_SET_SIZE], dtype=np.int64)
+NAME_WEIGHTS = np.array([1, 1 << 8, 1 << 16, 1 << 24, 1 << 32], dtype=np.int64)
+_NAMES: dict[int, str] = {}
+
+
+def _name(key: int, info: tuple) -> str:
+    name = _NAMES.get(key)
+    if name is None:
+        name = _NAMES[key] = technique_name(info)
+    return name
 
 
 def se_rating(puzzle: str, max_work: int | None = None) -> SERating:

@@ -29,6 +29,8 @@ import numpy as np
 from solver.jit import compiled
 from solver.reference import se_grid
 
+ALL = se_grid.ALL  # digits 1..9
+
 
 class Board(NamedTuple):
     """The constant tables of the 9 x 9 board (see the module docstring)."""
@@ -64,9 +66,14 @@ BOARD = board()
 
 def from_puzzle(puzzle: str) -> tuple[np.ndarray, np.ndarray]:
     """``values`` and ``cands`` of a puzzle as the reference's ``Grid.from_puzzle`` makes them
-    (the same checks and errors)."""
-    grid = se_grid.Grid.from_puzzle(puzzle)
-    return to_arrays(grid)
+    (the same checks: a puzzle it refuses, it refuses with the reference's error)."""
+    digits = np.frombuffer(puzzle.encode("ascii", "replace"), np.uint8).astype(np.int8) - 48
+    digits[digits == ord(".") - 48] = 0
+    if digits.shape[0] != 81 or ((digits < 0) | (digits > 9)).any():
+        return to_arrays(se_grid.Grid.from_puzzle(puzzle))  # raises the reference's error
+    cands = np.empty(81, np.int32)
+    fill_candidates(digits, cands, BOARD)
+    return digits, cands
 
 
 def to_arrays(grid: se_grid.Grid) -> tuple[np.ndarray, np.ndarray]:
@@ -90,6 +97,19 @@ def apply_hint(hint: se_grid.Hint, values: np.ndarray, cands: np.ndarray) -> Non
 
 
 # -- compiled helpers ------------------------------------------------------------------------------
+
+
+@compiled
+def fill_candidates(values, cands, board):
+    """Every digit is a candidate of an empty cell unless a given of its house holds it (SE's
+    ``rebuildPotentialValues``)."""
+    for c in range(81):
+        cands[c] = 0 if values[c] else ALL
+    for c in range(81):
+        if values[c]:
+            bit = ~(1 << values[c])
+            for i in range(20):
+                cands[board.house[c, i]] &= bit
 
 
 @compiled

@@ -1022,8 +1022,6 @@ def hidden_type3(board, cands, scratch, region, degree, out):
     both = scratch.found[1]
     c1, c2 = extra_cells(cands, scratch)
     extra = (cands[c1] | cands[c2]) & ~both
-    i1 = board.index_in[c1, region // 9]
-    i2 = board.index_in[c2, region // 9]
     rest = scratch.more
     n_rest = 0
     for d in range(1, 10):
