@@ -14,6 +14,7 @@ import csv
 import functools
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -139,6 +140,30 @@ def test_rating_is_serates(row):
     theirs = reference_se.se_rating(row["puzzle"])
     assert (ours.techniques, ours.steps, ours.solved) == (theirs.techniques, theirs.steps,
                                                           theirs.solved)
+
+
+def test_chain_rules_get_the_budget_left_and_stop_the_rating_when_it_is_spent(monkeypatch):
+    """The hand-off passes each chain search the work left; a search over budget ends the
+    rating without numbers."""
+    budgets = []
+
+    def search(rule, values, cands, max_work):
+        budgets.append(max_work)
+        over = max_work is not None and max_work < 10
+        return SimpleNamespace(hint=None if over else reference_hint(rule, values, cands),
+                               work=10, over_budget=over)
+
+    monkeypatch.setattr(compiled_se, "_compiled_chains",
+                        lambda: SimpleNamespace(chain_rule_search=search))
+    row = next(r for r in EXCERPT_ROWS if r["source"] == "radcliffe:1870")  # two chain steps
+    rating = compiled_se.se_rating(row["puzzle"], max_work=1000)
+    assert (rating.er, rating.ep, rating.ed) == (float(row["er"]), float(row["ep"]),
+                                                 float(row["ed"]))
+    assert budgets == [1000, 990]
+    budgets.clear()
+    rating = compiled_se.se_rating(row["puzzle"], max_work=15)
+    assert (rating.er, rating.ep, rating.ed, rating.solved) == (None, None, None, False)
+    assert budgets == [15, 5]
 
 
 @functools.cache

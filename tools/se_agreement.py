@@ -35,6 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 MEASURES = ("er", "ep", "ed")
+WARM_UP = "7..9....1.8..2..6..4.8.5....9.6..5.....179...2.....37.8.2.51.97.6479.2.5..5..8.43"
 ENGINES = {"reference": "solver.reference.se", "compiled": "solver.compiled.se"}
 
 
@@ -135,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     args = ap.parse_args(argv)
     se_rating = importlib.import_module(ENGINES[args.engine]).se_rating
+    se_rating(WARM_UP)  # compiles the compiled engine, outside any time limit
 
     reused: dict[tuple[str, str], dict] = {}
     for path in args.reuse:

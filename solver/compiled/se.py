@@ -141,12 +141,15 @@ def _compiled_chains():
 def chain_hint(rule: int, values: np.ndarray, cands: np.ndarray,
                max_work: int | None) -> ChainAnswer:
     """The first hint of the chain rule ``RULES[rule]`` on the grid, with the work it took:
-    the compiled chains' (``chain_rule_search``, stopped past ``max_work``) when there, else
-    the reference rule's (no work counted)."""
+    the compiled chains' (``chain_rule_search``, stopped past ``max_work``; or the agreed
+    minimal ``chain_rule_hint``, work not counted) when there, else the reference rule's (work
+    not counted)."""
     chains = _compiled_chains()
-    if chains is not None and hasattr(chains, "chain_rule_search"):
+    if hasattr(chains, "chain_rule_search"):
         found = chains.chain_rule_search(rule, values, cands, max_work)
         return ChainAnswer(found.hint, found.work, found.over_budget)
+    if hasattr(chains, "chain_rule_hint"):
+        return ChainAnswer(chains.chain_rule_hint(rule, values, cands), 0, False)
     return ChainAnswer(next(iter(RULES[rule](to_grid(values, cands))), None), 0, False)
 
 
