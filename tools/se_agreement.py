@@ -1,14 +1,16 @@
-"""Agreement of the SE reference (``solver.reference.se``) with serate's ratings.
+"""Agreement of the SE rating (the reference, ``solver.reference.se``, or the compiled one,
+``solver.compiled.se``: ``--engine``) with serate's ratings.
 
 Reads TSVs of serate ground truth (columns ``line puzzle er ep ed ...`` with a header, as
 /work/serate/truth/*.tsv; rows whose ``status`` is not ``ok`` are left out), rates every puzzle
-with the reference under a per-puzzle time limit (a puzzle over it is skipped and listed), and
+with the chosen engine under a per-puzzle time limit (a puzzle over it is skipped and listed), and
 prints, per set and per ER band of serate's rating (1.x ... 11.x), the share of puzzles whose ER,
 EP and ED are equal to serate's, within 0.2, within 0.5, and Spearman's rho; then the timings per
 set (median and max seconds per puzzle) and every disagreement (puzzle, ours, serate's).
 
     python tools/se_agreement.py /work/serate/truth/kaggle_300.tsv ... [--limit 60]
-        [--max-er 9.9] [--sample 100] [--out results.tsv] [--reuse results.tsv ...] [--reused-only]
+        [--engine reference|compiled] [--max-er 9.9] [--sample 100] [--out results.tsv]
+        [--reuse results.tsv ...] [--reused-only]
 
 ``--out`` writes one row per puzzle rated (set, puzzle, serate's and our ER/EP/ED, seconds,
 status); ``--reuse`` takes the ratings of earlier ``--out`` files instead of rating again
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib
 import random
 import signal
 import statistics
@@ -31,9 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from solver.reference.se import se_rating  # noqa: E402
-
 MEASURES = ("er", "ep", "ed")
+WARM_UP = "7..9....1.8..2..6..4.8.5....9.6..5.....179...2.....37.8.2.51.97.6479.2.5..5..8.43"
+ENGINES = {"reference": "solver.reference.se", "compiled": "solver.compiled.se"}
 
 
 class TimeLimit(Exception):
@@ -44,8 +47,9 @@ def _alarm(signum, frame):
     raise TimeLimit
 
 
-def rate(puzzle: str, limit: float) -> tuple[tuple[float, float, float] | None, float]:
-    """Our (ER, EP, ED) and the seconds taken, or None when over ``limit`` seconds."""
+def rate(puzzle: str, limit: float, se_rating) -> tuple[tuple[float, float, float] | None, float]:
+    """Our (ER, EP, ED) by ``se_rating`` and the seconds taken, or None when over ``limit``
+    seconds."""
     signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, limit)
     start = time.perf_counter()
@@ -119,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("truth", nargs="+", type=Path, help="serate truth TSVs")
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per puzzle (default 60)")
+    ap.add_argument("--engine", choices=sorted(ENGINES), default="reference",
+                    help="the implementation rated (default reference)")
     ap.add_argument("--max-er", type=float, default=None,
                     help="leave out puzzles serate rates above this ER")
     ap.add_argument("--sample", type=int, default=None, help="at most this many puzzles a set")
@@ -129,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="rate nothing: report only the puzzles of the --reuse files")
     ap.add_argument("--quiet", action="store_true", help="no progress lines")
     args = ap.parse_args(argv)
+    se_rating = importlib.import_module(ENGINES[args.engine]).se_rating
+    se_rating(WARM_UP)  # compiles the compiled engine, outside any time limit
 
     reused: dict[tuple[str, str], dict] = {}
     for path in args.reuse:
@@ -161,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
                 ours = None if old["status"] == "skip" else tuple(float(old[m]) for m in MEASURES)
                 seconds = float(old["seconds"])
             else:
-                ours, seconds = rate(puzzle, args.limit)
+                ours, seconds = rate(puzzle, args.limit, se_rating)
             if ours is None:
                 skipped[name].append((puzzle, r["serate"], seconds))
                 status = "skip"
@@ -201,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         for b in sorted(by_band, key=lambda s: float(s[:-2])):
             print(summary_line(f"  ER {b}", by_band[b]))
 
-    print("\nSeconds per puzzle (the reference, this machine)")
+    print(f"\nSeconds per puzzle (the {args.engine} engine, this machine)")
     print(f"{'set / serate ER band':<24}{'n':>5}{'median':>9}{'max':>9}{'skipped':>9}")
 
     def timing_line(label: str, secs: list[float], n_skipped: int) -> str:
