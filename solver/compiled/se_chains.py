@@ -3,9 +3,10 @@
 
 ``chain_rule_hint(rule, values, cands)`` answers for the chain producer ``RULES[rule]`` of
 ``solver.reference.se``; ``chain_rule_search`` does the same with a work budget. Compiled here:
-the forcing chains and cycles (6.5-7.0+), Nishio (7.5+), multiple (8.0+) and dynamic (8.5+)
-forcing chains. **The nested rules (dynamic (+) 9.0+ and levels 2-5) still run the reference**
-(``_reference_search``), counted and stopped the same way.
+the forcing chains and cycles (6.5-7.0+), Nishio (7.5+), multiple (8.0+), dynamic (8.5+) and
+dynamic (+) (9.0+, its inner rules in ``solver.compiled.se_inner``) forcing chains. **The nested
+rules of levels 2-5 (9.5+) still run the reference** (``_reference_search``), counted and
+stopped the same way.
 
 How the reference's objects are held here:
 
@@ -37,6 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from solver.compiled.se_inner import EMPTY, OCCURRENCES, inner_hints
 from solver.jit import compiled
 from solver.reference import se_chains as reference
 from solver.reference.se import RULES
@@ -54,6 +56,7 @@ assert all(list(cells) == sorted(cells) for cells in REGIONS)
 
 KEYS = 81 * 20  # cell * 20 + digit * 2 + on
 NAKED = 0
+ADVANCED = 4  # removed by an inner rule of a nested chain
 NO_CAUSE = -1
 # The five kinds of chain hint and their rank among equals (SE's sort key; X/Y/XY for the first
 # two are added in ``_sort_key``).
@@ -285,12 +288,13 @@ def _off_to_on(p, cell_rule, region_rule, dynamic, filtered, slot, lookup, cands
 
 
 @compiled
-def _propagate(slot, cell_rule, dynamic, board, w):
+def _propagate(slot, cell_rule, dynamic, level, board, w):
     """SE's doChaining on map ``slot`` (filled in): "on" nodes first, each queue in the order
-    found. Returns 1 on a contradiction (``pair``: its on and off nodes), 0 without, -1 when
-    stopped (over budget or out of room). The board is left as it was."""
-    cands, pos, cands0, pos0 = board
-    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w
+    found; at ``level`` 1, when both queues are empty, the inner rules' removals are "off" too
+    (``_advanced``). Returns 1 on a contradiction (``pair``: its on and off nodes), 0 without,
+    -1 when stopped (over budget or out of room). The board is left as it was."""
+    cands, pos, cands0, pos0 = board[0], board[1], board[2], board[3]
+    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w[:12]
     head_on = tail_on = head_off = tail_off = 0
     for i in range(counts[slot]):
         n = order[slot, i]
@@ -351,9 +355,59 @@ def _propagate(slot, cell_rule, dynamic, board, w):
                     tail_on += 1
         if result != 0:
             break
+        if level > 0 and head_on == tail_on and head_off == tail_off:
+            tail_off = _advanced(slot, board, w, tail_off)
+            if tail_off < 0:
+                result = -1
+                break
     if dynamic:
         _restore(cands, pos, cands0, pos0)
     return result
+
+
+@compiled
+def _advanced(slot, board, w, tail_off):
+    """The removals of the first productive inner rule on the reduced grid, "off" nodes whose
+    parents are the removed candidates the rule relied on, queued unless known (the
+    reference's Chaining.advanced); returns the new end of the "off" queue, -1 when out of
+    room."""
+    nodes, parents, ctr, lookup, order, counts, qoff, adv = w[0], w[1], w[2], w[3], w[4], w[5], \
+        w[7], w[12]
+    used = inner_hints(board[0], board[1], board[2], board[4], adv)
+    if used < 0:
+        ctr[STATUS] = OVERFLOW
+        return -1
+    i = 0
+    while i < used:
+        n_parents = adv[i]
+        i += 1
+        start = ctr[N_PARENTS]
+        if start + n_parents > parents.shape[0]:
+            ctr[STATUS] = OVERFLOW
+            return -1
+        for j in range(n_parents):
+            parent = lookup[slot, adv[i + j]]
+            if parent < 0:  # the reference would fail to find it (KeyError)
+                ctr[STATUS] = OVERFLOW
+                return -1
+            parents[start + j] = parent
+        ctr[N_PARENTS] = start + n_parents
+        i += n_parents
+        n_removals = adv[i]
+        i += 1
+        for j in range(n_removals):
+            k = adv[i + j]
+            n = _new_node(nodes, parents, ctr, k // 20, (k % 20) // 2, 0, ADVANCED, -1)
+            if n < 0:
+                return -1
+            nodes[n, 4] = start  # the hint's nodes share its parents
+            nodes[n, 5] = n_parents
+            if lookup[slot, k] < 0:
+                _insert(lookup, order, counts, slot, nodes, n)
+                qoff[tail_off] = n
+                tail_off += 1
+        i += n_removals
+    return tail_off
 
 
 # -- hints ---------------------------------------------------------------------------------------
@@ -377,7 +431,7 @@ def _ancestors(t, w, cells, mark):
     """The number of distinct candidates (keys) ``t`` follows from, breadth first as SE's
     getChain; with ``mark``, their cells set in ``cells`` and their digits returned as a mask
     in the high bits (count | digits << 32). -1 when out of room."""
-    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w
+    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w[:12]
     ctr[STAMP] += 1
     generation = ctr[STAMP]
     head = 0
@@ -502,8 +556,8 @@ def _is_ancestor(nodes, parents, child, key):
 def _cycles(source, y, x, board, w, found, n_found):
     """SE's breadth-first search for cycles back to ``source`` (length 4 or more): their last
     nodes appended to ``found``; returns the new count, -1 when out of room."""
-    cands, pos, cands0, pos0 = board
-    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w
+    cands, pos, cands0, pos0 = board[0], board[1], board[2], board[3]
+    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w[:12]
     _clear(lookup, order, counts, CYCLE_SLOT, nodes)
     _insert(lookup, order, counts, CYCLE_SLOT, nodes, source)
     source_key = _key(nodes, source)
@@ -554,8 +608,8 @@ def _forcing_chains(start, y, board, w, chains, n_chains, taken):
     """Chains from ``start`` (the map's only node) to its own opposite, appended to ``chains``
     unless a chain of that key is there (``taken``); returns the new count, -1 when out of
     room."""
-    cands, pos, cands0, pos0 = board
-    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w
+    cands, pos, cands0, pos0 = board[0], board[1], board[2], board[3]
+    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w[:12]
     _clear(lookup, order, counts, FORCING_SLOT, nodes)
     _insert(lookup, order, counts, FORCING_SLOT, nodes, start)
     source_key = _key(nodes, start)
@@ -740,7 +794,7 @@ def _common_hints(kind, slots, n_slots, place_source, region, digit, base, board
     """The results shared by every map of ``slots`` (the first map's order, on nodes first),
     each a cell or region forcing chain when it removes something."""
     cands = board[0]
-    nodes, parents, ctr, lookup, order, counts = w[0], w[1], w[2], w[3], w[4], w[5]
+    nodes, lookup, order, counts = w[0], w[3], w[4], w[5]
     rem, line, in_cycle, forward, backward, targets = scratch
     first = slots[0]
     for on in (1, 0):
@@ -767,12 +821,12 @@ def _common_hints(kind, slots, n_slots, place_source, region, digit, base, board
 
 
 @compiled
-def _binary_chaining(cell, d, slot, double, contradiction, cell_rule, dynamic, base, board, w,
-                     r, scratch):
+def _binary_chaining(cell, d, slot, double, contradiction, cell_rule, dynamic, level, base,
+                     board, w, r, scratch):
     """Assume the candidate on (map ``slot``), then off (``OFF_SLOT``): contradictions and
     double forcing chains. Returns -1 when stopped."""
     cands = board[0]
-    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w
+    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w[:12]
     rem, line, in_cycle, forward, backward, targets = scratch
     bit = 1 << d
     p_on = _new_node(nodes, parents, ctr, cell, d, 1, NO_CAUSE, -1)
@@ -780,7 +834,7 @@ def _binary_chaining(cell, d, slot, double, contradiction, cell_rule, dynamic, b
     if p_off < 0:
         return -1
     _insert(lookup, order, counts, slot, nodes, p_on)
-    found = _propagate(slot, cell_rule, dynamic, board, w)
+    found = _propagate(slot, cell_rule, dynamic, level, board, w)
     if found < 0:
         return -1
     if contradiction and found == 1:  # the candidate cannot be on
@@ -792,7 +846,7 @@ def _binary_chaining(cell, d, slot, double, contradiction, cell_rule, dynamic, b
                0, w, r[0], r[1], r[2], r[3], r[4])
     _clear(lookup, order, counts, OFF_SLOT, nodes)
     _insert(lookup, order, counts, OFF_SLOT, nodes, p_off)
-    found = _propagate(OFF_SLOT, cell_rule, dynamic, board, w)
+    found = _propagate(OFF_SLOT, cell_rule, dynamic, level, board, w)
     if found < 0:
         return -1
     if contradiction and found == 1:  # the candidate cannot be off
@@ -831,11 +885,11 @@ def _binary_chaining(cell, d, slot, double, contradiction, cell_rule, dynamic, b
 
 
 @compiled
-def _region_chainings(cell, d, slot, multiple, cell_rule, dynamic, base, board, w, r,
+def _region_chainings(cell, d, slot, multiple, cell_rule, dynamic, level, base, board, w, r,
                       scratch):
     """Region forcing chains of ``d`` from the regions where ``cell`` is its first place: every
     other place assumed on in turn. Returns -1 when stopped."""
-    cands, pos = board[0], board[1]
+    pos = board[1]
     nodes, parents, ctr, lookup, order, counts = w[0], w[1], w[2], w[3], w[4], w[5]
     slots = np.empty(9, np.int64)
     for j in range(3):
@@ -861,7 +915,7 @@ def _region_chainings(cell, d, slot, multiple, cell_rule, dynamic, base, board, 
                 if o < 0:
                     return -1
                 _insert(lookup, order, counts, s, nodes, o)
-                if _propagate(s, cell_rule, dynamic, board, w) < 0:
+                if _propagate(s, cell_rule, dynamic, level, board, w) < 0:
                     return -1
             n_slots += 1
         _common_hints(REGION, slots, n_slots, -1, rg, d, base, board, w, r, scratch)
@@ -869,7 +923,7 @@ def _region_chainings(cell, d, slot, multiple, cell_rule, dynamic, base, board, 
 
 
 @compiled
-def _chaining_rule(values, mode, base, board, w, r, scratch):
+def _chaining_rule(values, mode, level, base, board, w, r, scratch):
     """Nishio, multiple or dynamic forcing chains from every start cell, in cell order."""
     cands = board[0]
     nodes, parents, ctr, lookup, order, counts = w[0], w[1], w[2], w[3], w[4], w[5]
@@ -894,11 +948,11 @@ def _chaining_rule(values, mode, base, board, w, r, scratch):
             n_digits += 1
             _clear(lookup, order, counts, slot, nodes)
             if _binary_chaining(cell, d, slot, double, dynamic or nishio, cell_rule, dynamic,
-                                base, board, w, r, scratch) < 0:
+                                level, base, board, w, r, scratch) < 0:
                 return
             if not nishio:
-                if _region_chainings(cell, d, slot, multiple, cell_rule, dynamic, base, board,
-                                     w, r, scratch) < 0:
+                if _region_chainings(cell, d, slot, multiple, cell_rule, dynamic, level, base,
+                                     board, w, r, scratch) < 0:
                     return
         if not nishio and (n == 2 or (multiple and n > 2)):
             start = _new_node(nodes, parents, ctr, cell, 0, 1, NO_CAUSE, -1)
@@ -910,8 +964,8 @@ def _chaining_rule(values, mode, base, board, w, r, scratch):
 
 
 @compiled
-def _run(values, cands_in, mode, base, max_work, board, w, r, scratch):
-    cands, pos, cands0, pos0 = board
+def _run(values, cands_in, mode, level, base, max_work, board, w, r, scratch):
+    cands, pos, cands0, pos0 = board[0], board[1], board[2], board[3]
     ctr = w[2]
     for c in range(81):
         cands[c] = cands_in[c]
@@ -932,7 +986,7 @@ def _run(values, cands_in, mode, base, max_work, board, w, r, scratch):
     if mode == STATIC:
         _static_rule(values, board, w, r, scratch)
     else:
-        _chaining_rule(values, mode, base, board, w, r, scratch)
+        _chaining_rule(values, mode, level, base, board, w, r, scratch)
 
 
 # -- the interface -------------------------------------------------------------------------------
@@ -952,6 +1006,8 @@ class _Rule(NamedTuple):
     mode: int
     base: float
     prefix: str
+    level: int = 0
+    suffix: str = ""
 
 
 # The chain producers compiled here, by their index in RULES.
@@ -960,9 +1016,12 @@ COMPILED_RULES: dict[int, _Rule] = {
     RULES.index(reference.nishio_forcing_chains): _Rule(NISHIO, 7.5, "Nishio "),
     RULES.index(reference.multiple_forcing_chains): _Rule(MULTIPLE, 8.0, ""),
     RULES.index(reference.dynamic_forcing_chains): _Rule(DYNAMIC, 8.5, "Dynamic "),
+    RULES.index(reference.dynamic_forcing_chains_plus): _Rule(DYNAMIC, 9.0, "Dynamic ", 1,
+                                                              reference.nested_suffix(1)),
 }
-# The nested rules (levels 1-5): the reference, counted.
-REFERENCE_RULES = tuple(range(RULES.index(reference.dynamic_forcing_chains_plus), len(RULES)))
+# The nested rules of levels 2-5: the reference, counted.
+REFERENCE_RULES = tuple(range(RULES.index(reference.dynamic_forcing_chains_plus) + 1,
+                              len(RULES)))
 CHAIN_RULES = tuple(sorted(COMPILED_RULES)) + REFERENCE_RULES
 
 
@@ -970,7 +1029,7 @@ def chain_rule_hint(rule: int, values: np.ndarray, cands: np.ndarray) -> Hint | 
     """The first hint of the chain producer ``RULES[rule]`` (``solver.reference.se``) on the
     grid ``values`` (int8[81], 0 empty) and ``cands`` (int32[81], bit d for digit d): the
     reference's, same technique, difficulty, removals and placement. Compiled for the static,
-    Nishio, multiple and dynamic rules; the reference for the nested ones (levels 1 to 5)."""
+    Nishio, multiple, dynamic and dynamic (+) rules; the reference for the nested levels 2-5."""
     return chain_rule_search(rule, values, cands).hint
 
 
@@ -987,19 +1046,19 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
     values = np.ascontiguousarray(values, dtype=np.int8)
     cands = np.ascontiguousarray(cands, dtype=np.int32)
     board = (np.empty(81, np.int32), np.empty((27, 10), np.int32), np.empty(81, np.int32),
-             np.empty((27, 10), np.int32))
+             np.empty((27, 10), np.int32), _placed_and_empty(values))
     ctr = np.zeros(8, np.int64)
     w = (np.empty((NODE_CAPACITY, 6), np.int32), np.empty(PARENT_CAPACITY, np.int32), ctr,
          np.full((SLOTS, KEYS), -1, np.int32), np.empty((SLOTS, KEYS), np.int32),
          np.zeros(SLOTS, np.int64), np.empty(KEYS, np.int32), np.empty(QUEUE_CAPACITY, np.int32),
          np.empty(64, np.int32), np.zeros(KEYS, np.int64), np.empty(QUEUE_CAPACITY, np.int32),
-         np.empty(2, np.int32))
+         np.empty(2, np.int32), np.empty(QUEUE_CAPACITY, np.int64))
     best = np.zeros(BEST_FIELDS, np.int64)
     r = (best, np.zeros(1, np.float64), np.empty((81, 2), np.int32), np.zeros(81, np.uint8),
          np.empty(81, np.int32))
     scratch = (np.empty((81, 2), np.int32), np.empty(81, np.int32), np.empty(81, np.uint8),
                np.empty(81, np.int32), np.empty(81, np.int32), np.empty(9, np.int32))
-    _run(values, cands, spec.mode, spec.base, -1 if max_work is None else max_work, board, w,
+    _run(values, cands, spec.mode, spec.level, spec.base, -1 if max_work is None else max_work, board, w,
          r, scratch)
     work = int(ctr[WORK])
     if ctr[STATUS] == OVER_BUDGET_STATUS:
@@ -1009,6 +1068,15 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
     if not best[HAS]:
         return ChainSearch(None, work, False)
     return ChainSearch(_hint(spec, best, r), work, False)
+
+
+def _placed_and_empty(values: np.ndarray) -> np.ndarray:
+    """How often each digit is placed, then how many cells of each region are empty (what the
+    inner rules read of the values, which a chain never changes)."""
+    counts = np.zeros(EMPTY + 27, np.int64)
+    counts[OCCURRENCES:OCCURRENCES + 10] = np.bincount(values, minlength=10)[:10]
+    counts[EMPTY:] = (values[REGION_CELLS] == 0).sum(axis=1)
+    return counts
 
 
 def _says(cell: int, digit: int, on: int) -> str:
@@ -1046,7 +1114,7 @@ def _hint(spec: _Rule, best: np.ndarray, r) -> Hint:
             what = "Region Forcing"
             detail = (f"each place of {int(best[HINT_DIGIT])} in "
                       f"{region_name(int(best[HINT_REGION]))} leads to {_says(*t0)}")
-        technique = spec.prefix + what + " Chains"
+        technique = spec.prefix + what + " Chains" + spec.suffix
     removals = {int(r[2][i, 0]): int(r[2][i, 1]) for i in range(best[N_REMOVALS])}
     placement = (int(best[PLACE_CELL]), int(best[PLACE_DIGIT])) if best[PLACE_CELL] >= 0 else None
     cells = [c for c in range(81) if r[3][c]]
