@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.compiled.se_inner import EMPTY, OCCURRENCES, inner_hints
+from solver.compiled.se_inner import EMPTY, OCCURRENCES, SPACE, inner_hints
 from solver.jit import compiled
 from solver.reference import se_chains as reference
 from solver.reference.se import RULES
@@ -373,7 +373,7 @@ def _advanced(slot, board, w, tail_off):
     room."""
     nodes, parents, ctr, lookup, order, counts, qoff, adv = w[0], w[1], w[2], w[3], w[4], w[5], \
         w[7], w[12]
-    used = inner_hints(board[0], board[1], board[2], board[4], adv)
+    used = inner_hints(board[0], board[1], board[2], board[4], adv, w[13])
     if used < 0:
         ctr[STATUS] = OVERFLOW
         return -1
@@ -739,8 +739,6 @@ def _static_rule(values, board, w, r, scratch):
                     return
                 n_chains = 0
                 if x:
-                    for k in range(KEYS):
-                        taken[k] = 0
                     n_chains = _forcing_chains(p_on, y, board, w, chains, 0, taken)
                     if n_chains < 0:
                         return
@@ -754,6 +752,7 @@ def _static_rule(values, board, w, r, scratch):
                     _cycle_hint(found[i], y, x, board, w, r, scratch)
                 for i in range(n_chains):
                     t = chains[i]
+                    taken[_key(nodes, t)] = 0  # for the next start
                     tc = nodes[t, 0]
                     td = nodes[t, 1]
                     rem[0, 0] = tc
@@ -1052,7 +1051,7 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
          np.full((SLOTS, KEYS), -1, np.int32), np.empty((SLOTS, KEYS), np.int32),
          np.zeros(SLOTS, np.int64), np.empty(KEYS, np.int32), np.empty(QUEUE_CAPACITY, np.int32),
          np.empty(64, np.int32), np.zeros(KEYS, np.int64), np.empty(QUEUE_CAPACITY, np.int32),
-         np.empty(2, np.int32), np.empty(QUEUE_CAPACITY, np.int64))
+         np.empty(2, np.int32), np.empty(QUEUE_CAPACITY, np.int64), np.zeros(SPACE, np.int64))
     best = np.zeros(BEST_FIELDS, np.int64)
     r = (best, np.zeros(1, np.float64), np.empty((81, 2), np.int32), np.zeros(81, np.uint8),
          np.empty(81, np.int32))

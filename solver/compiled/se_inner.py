@@ -23,9 +23,21 @@ from solver.reference.se_rules import INSIDE, LOCKING_ORDER, SCAN
 
 REGION_CELLS = np.array(REGIONS, dtype=np.int64)
 INSIDE_MASKS = np.array(INSIDE, dtype=np.int64)  # [r1, r2]: where r2 lies in r1 (r1's indexes)
-# Pointing (blocks onto columns, onto rows), then claiming (columns, rows onto blocks).
-LOCKING = np.array([(b, c) for bases, covers in LOCKING_ORDER for b in bases for c in covers],
-                   dtype=np.int64)
+# Pointing (blocks onto columns, onto rows), then claiming (columns, rows onto blocks): the
+# region pairs that cross, in SE's order.
+LOCKING = np.array([(b, c) for bases, covers in LOCKING_ORDER for b in bases for c in covers
+                    if INSIDE[b][c]], dtype=np.int64)
+# For each region, the regions that share two or more of its cells (a block's rows and columns,
+# a line's blocks): where two or more places of a digit can lie together; -1 after the last.
+def _crossing_table() -> np.ndarray:
+    table = np.full((27, 6), -1, dtype=np.int64)
+    for r in range(27):
+        crossing = [r2 for r2 in range(27) if r2 != r and bin(INSIDE[r][r2]).count("1") >= 2]
+        table[r, :len(crossing)] = crossing
+    return table
+
+
+CROSSING = _crossing_table()
 SCAN_ORDER = np.array([r for regions in SCAN for r in regions], dtype=np.int64)
 # The pairs of 0..8 in SE's order (by increasing bit pattern): (0,1), (0,2), (1,2), (0,3) ...
 PAIRS = np.array([(lo, hi) for hi in range(9) for lo in range(hi)], dtype=np.int64)
@@ -118,8 +130,6 @@ def _intersections(cands, pos, cands0, out, used, mask_of, parents, removals):
     for k in range(LOCKING.shape[0]):
         r1, r2 = LOCKING[k, 0], LOCKING[k, 1]
         inside = INSIDE_MASKS[r1, r2]
-        if not inside:
-            continue
         for d in range(1, 10):
             p = pos[r1, d]
             if _two_or_more(p) and not p & ~inside:
@@ -135,9 +145,11 @@ def _intersections(cands, pos, cands0, out, used, mask_of, parents, removals):
             p = pos[r, d]
             if not 1 < _popcount(p) < 8:
                 continue
-            for r2 in range(27):
-                inside = INSIDE_MASKS[r, r2]
-                if r2 != r and inside and not p & ~inside and _popcount(inside) < 9:
+            for j in range(CROSSING.shape[1]):
+                r2 = CROSSING[r, j]
+                if r2 < 0:
+                    break
+                if not p & ~INSIDE_MASKS[r, r2]:
                     used = _locking(r, r2, d, True, cands, cands0, out, used, mask_of,
                                     parents, removals)
                     if used < 0:
@@ -262,13 +274,17 @@ def _x_wings(cands, pos, cands0, counts, out, used, mask_of, parents, removals):
     return used
 
 
+SPACE = 81 + 2 * 81 * 9  # the length of ``inner_hints``'s work space
+
+
 @compiled
-def inner_hints(cands, pos, cands0, counts, out):
+def inner_hints(cands, pos, cands0, counts, out, space):
     """The hints with parents of the first inner rule that has one (see the module's
-    docstring); the length of ``out`` used (0: none), -1 when ``out`` is too small."""
-    mask_of = np.zeros(81, np.int64)
-    parents = np.empty(81 * 9, np.int64)
-    removals = np.empty(81 * 9, np.int64)
+    docstring); the length of ``out`` used (0: none), -1 when ``out`` is too small. ``space``:
+    ``SPACE`` int64 whose first 81 are zero (left so)."""
+    mask_of = space[:81]
+    parents = space[81:81 + 729]
+    removals = space[81 + 729:]
     used = _intersections(cands, pos, cands0, out, 0, mask_of, parents, removals)
     if used != 0:
         return used
