@@ -1,0 +1,154 @@
+"""The compiled SE chain rules (``solver.compiled.se_chains``) against the reference's.
+
+``tests/data/se/chain_positions.tsv`` holds grids where the reference's path applies a chain rule
+(made by ``tools/se_chain_positions.py`` from the puzzles of ``tests/data/se/excerpt.tsv`` and of
+``data/sets/top1465.txt``). On each, every compiled chain rule up to the one applied must give
+the reference's first hint of that rule (none for the earlier ones), and count the same work:
+the candidates taken off ``Chaining.propagate``'s queues, counted here by wrapping the
+reference's two implication functions (``propagate`` is their only caller that passes the
+known candidates). A few positions run by default, all of them with ``-m slow``.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from solver.compiled import se_chains as compiled
+from solver.reference import se_chains as reference
+from solver.reference.se import RULES
+from solver.reference.se_grid import Grid
+
+DATA = Path(__file__).resolve().parent / "data" / "se" / "chain_positions.tsv"
+
+
+def _positions() -> list[dict]:
+    with open(DATA, newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    for row in rows:
+        row["rule"] = int(row["rule"])
+        row["values"] = [int(ch) if ch != "." else 0 for ch in row["values"]]
+        row["cands"] = [int(row["cands"][3 * i:3 * i + 3], 16) for i in range(81)]
+    return rows
+
+
+POSITIONS = _positions()
+RULE_NAMES = {20: "static", 22: "nishio", 23: "multiple", 24: "dynamic", 25: "dynamic+"}
+
+
+def _cases(rows):
+    """(position, rule) for every compiled rule up to the one the path applied there."""
+    return [pytest.param(row, rule, id=f"{row['source']}#{row['step']}-{RULE_NAMES[rule]}")
+            for row in rows for rule in sorted(compiled.COMPILED_RULES) if rule <= row["rule"]]
+
+
+def _fast_rows():
+    """The first position of each rule applied, and of each kind of hint it gave."""
+    seen, rows = set(), []
+    for row in POSITIONS:
+        key = (row["rule"], row["technique"])
+        if key not in seen and row["rule"] <= 24:
+            seen.add(key)
+            rows.append(row)
+    return rows
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The reference's propagation work: calls of on_to_off/off_to_on with known candidates."""
+    counter = [0]
+    on_to_off, off_to_on = reference.on_to_off, reference.off_to_on
+
+    def counted_on_to_off(board, p, cell_rule, known=None, opposite=None):
+        counter[0] += known is not None
+        return on_to_off(board, p, cell_rule, known, opposite)
+
+    def counted_off_to_on(board, p, source, offs, cell_rule, region_rule, known=None):
+        counter[0] += known is not None
+        return off_to_on(board, p, source, offs, cell_rule, region_rule, known)
+
+    monkeypatch.setattr(reference, "on_to_off", counted_on_to_off)
+    monkeypatch.setattr(reference, "off_to_on", counted_off_to_on)
+    return counter
+
+
+def _same(hint, expected) -> None:
+    if expected is None:
+        assert hint is None
+        return
+    assert hint is not None
+    assert (hint.technique, hint.difficulty, hint.removals, hint.placement) == (
+        expected.technique, expected.difficulty, expected.removals, expected.placement)
+    assert (hint.cells, hint.digits, hint.detail) == (expected.cells, expected.digits,
+                                                       expected.detail)
+
+
+def _check(row, rule, counted) -> None:
+    grid = Grid(row["values"][:], row["cands"][:])
+    expected = next(iter(RULES[rule](grid)), None)
+    work = counted[0]
+    found = compiled.chain_rule_search(rule, np.array(row["values"], np.int8),
+                                       np.array(row["cands"], np.int32))
+    _same(found.hint, expected)
+    assert (found.work, found.over_budget) == (work, False)
+    if rule == row["rule"]:
+        assert expected is not None  # the position is one where this rule applies
+
+
+@pytest.mark.parametrize(("row", "rule"), _cases(_fast_rows()))
+def test_compiled_chains_give_the_reference_hint_and_work(row, rule, counted):
+    _check(row, rule, counted)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("row", "rule"), _cases(POSITIONS))
+def test_compiled_chains_on_every_position(row, rule, counted):
+    _check(row, rule, counted)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("row", "rule"), [
+    pytest.param(row, 25, id=f"{row['source']}#{row['step']}-dynamic+")
+    for row in [r for r in POSITIONS if r["rule"] == 24][::8]])
+def test_dynamic_plus_where_the_dynamic_rule_applies(row, rule, counted):
+    _check(row, rule, counted)
+
+
+def test_positions_cover_every_compiled_rule():
+    assert {row["rule"] for row in POSITIONS} >= set(compiled.COMPILED_RULES)
+
+
+@pytest.mark.parametrize("rule", [22, 23])
+def test_a_budget_stops_the_search_past_it(rule):
+    row = next(r for r in POSITIONS if r["rule"] == rule)
+    values, cands = np.array(row["values"], np.int8), np.array(row["cands"], np.int32)
+    full = compiled.chain_rule_search(rule, values, cands)
+    assert full.work > 0 and full.hint is not None
+    enough = compiled.chain_rule_search(rule, values, cands, max_work=full.work)
+    assert (enough.hint.text, enough.work, enough.over_budget) == (full.hint.text, full.work,
+                                                                  False)
+    stopped = compiled.chain_rule_search(rule, values, cands, max_work=full.work - 1)
+    assert stopped == compiled.ChainSearch(None, full.work, True)
+
+
+def test_the_nested_rules_run_the_reference_within_the_budget():
+    row = POSITIONS[0]
+    values, cands = np.array(row["values"], np.int8), np.array(row["cands"], np.int32)
+    stopped = compiled.chain_rule_search(25, values, cands, max_work=50)
+    assert stopped == compiled.ChainSearch(None, 51, True)
+    assert reference.on_to_off.__name__ == "on_to_off"  # the reference is left as it was
+
+
+def test_chain_rule_hint_is_the_search_without_budget():
+    row = next(r for r in POSITIONS if r["rule"] == 20)
+    values, cands = np.array(row["values"], np.int8), np.array(row["cands"], np.int32)
+    assert compiled.chain_rule_hint(20, values, cands).text == compiled.chain_rule_search(
+        20, values, cands).hint.text
+
+
+def test_a_rule_that_is_no_chain_rule_is_refused():
+    with pytest.raises(ValueError, match="not a chain rule"):
+        compiled.chain_rule_hint(3, np.zeros(81, np.int8), np.zeros(81, np.int32))
