@@ -562,7 +562,8 @@ def _summarize_view(directory: str, hardest: int | None, as_json: bool) -> Endin
     else:
         hards, _, complete = summaries.hardest_in(directory, hardest)
         text = (json.dumps([vars(hard) for hard in hards], indent=2) if as_json
-                else summaries.format_hardest(hards, labels))
+                else summaries.format_hardest(hards, labels,
+                                              se="se" in run.settings.measures))
     typer.echo(text)
     if not complete:
         return Ending(error=f"the run in {directory} is incomplete: this counts only the rows "
@@ -579,7 +580,8 @@ def _summarize_hardest_by(directory: str, column: str, count: int, as_json: bool
     groups, complete = summaries.hardest_by(directory, column, count)
     typer.echo(json.dumps({name: [vars(hard) for hard in hards] for name, hards in groups.items()},
                           indent=2) if as_json
-               else summaries.format_hardest_by(groups, column, summaries.input_labels(run.paths)))
+               else summaries.format_hardest_by(groups, column, summaries.input_labels(run.paths),
+                                                se="se" in run.settings.measures))
     if not complete:
         return Ending(error=f"the run in {directory} is incomplete: this counts only the rows "
                       f"solved so far; {summaries.finish_advice(run.command)}", incomplete=True)
