@@ -625,7 +625,7 @@ def se_lines(numbers: Numbers, settings: Settings) -> list[str]:
             f"p{p} {getattr(se, f'p{p}'):.1f}" for p in PERCENTILES)
             + f"   max {se.max:.1f}   ({se.rows:,} rows)")
         lines.append("se bands      " + "  ".join(
-            f"{_band(band)}:{count:,}" for band, count in numbers.se_bands.items() if count))
+            f"{band_text(band)}:{count:,}" for band, count in numbers.se_bands.items() if count))
     if numbers.se_unrated:
         lines.append("  hint: " + se_budget_advice(settings, numbers.se_unrated))
     return lines
@@ -636,7 +636,7 @@ def se_text(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
-def _band(band: int) -> str:
+def band_text(band: int) -> str:
     """'7.x' for the band of ER 7.0 to 7.9; '12+' for the last."""
     return f"{band}+" if band == SE_BANDS[-1] else f"{band}.x"
 
@@ -774,7 +774,7 @@ def format_groups(grouped: Grouped) -> str:
             for name, g in groups.items()}))
     bands = [band for band in SE_BANDS if any(g.se_bands.get(band) for g in groups.values())]
     if "se" in grouped.measures:
-        tables.append(_table(titles[3], ["rated", "p50", "max", *map(_band, bands),
+        tables.append(_table(titles[3], ["rated", "p50", "max", *map(band_text, bands),
                                          "over budget"], width, {
             name: [f"{g.se.rows:,}", se_text(g.se.p50), se_text(g.se.max),
                    *(share_text(g.se_bands.get(band, 0), g.se.rows) for band in bands),
