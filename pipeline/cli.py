@@ -156,7 +156,7 @@ def _end(ending: Ending) -> NoReturn:
 # --- options generated from the settings' declarations -------------------------------------
 
 OPTION_TYPES = {"count": int, "seconds": float, "choice": str, "text": str, "flag": bool,
-                "names": str, "delimiter": str, "casts": str}
+                "names": str, "delimiter": str, "casts": str, "band": str}
 
 
 def setting_option(name: str, *, default: Any = None) -> inspect.Parameter:

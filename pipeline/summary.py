@@ -735,6 +735,8 @@ def _generated_lines(generated: dict[str, Any] | None) -> list[str]:
     asked = [f"seed {generated['seed']}", "grade " + (",".join(generated["grade"]) or "any"),
              f"symmetry {generated['symmetry']}",
              "minimal" if generated["minimal"] else "not minimal"]
+    if generated.get("se"):
+        asked.append(f"se {generated['se']}")
     if generated["distinct"]:
         asked.append("distinct up to symmetry")
     return [f"generated     {generated['kept']:,} of {generated['count']:,} puzzles kept from "

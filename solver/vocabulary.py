@@ -53,10 +53,11 @@ MAX_RATING_SAMPLES = 1024
 
 # SPEC 5.4: the Sudoku Explainer rating's work budget, in the chains' propagation steps (a
 # candidate taken off a propagation queue, nested propagations included; counted alike by both
-# implementations, so the same rows are over it whichever computes). Puzzles up to ER 9.x take
-# at most a few hundred thousand; the ER 10.x and 11.x ones of the forum's hardest lists take
-# tens of millions (BENCHMARKS.md, "SE work budget"). The default lets a puzzle of ER 10.x
-# through; past it a row's se is null and the summary counts it.
+# implementations, so the same rows are over it whichever computes). Paths up to ER 7.5 take
+# none, the test excerpt's ER 8.3-9.5 ones 10 thousand to 730 thousand (docs/measures.md, "The
+# SE work budget"); the reference takes 10 to 100 thousand a second, a compiled rater is to
+# take tens of millions, for which the default is a few seconds a row. Past it a row's se is
+# null and the summary counts it.
 DEFAULT_SE_BUDGET = 20_000_000
 MAX_SE_BUDGET = 10_000_000_000
 
@@ -123,6 +124,6 @@ def se_technique(name: str) -> str:
     for family in ("Unique Rectangle", "Unique Loop", "BUG"):
         if name.startswith(family + " "):
             return SE_TECHNIQUE_OF[family]
-    if name.endswith(" Forcing Chains)") and " (+ " in name:
+    if " (+ " in name:  # a nesting level from 2 on; level 1 is " (+)"
         return SE_TECHNIQUE_OF["Nested Forcing Chains"]
     return SE_TECHNIQUE_OF[name]
