@@ -156,7 +156,7 @@ def _end(ending: Ending) -> NoReturn:
 # --- options generated from the settings' declarations -------------------------------------
 
 OPTION_TYPES = {"count": int, "seconds": float, "choice": str, "text": str, "flag": bool,
-                "names": str, "delimiter": str, "casts": str}
+                "names": str, "delimiter": str, "casts": str, "band": str}
 
 
 def setting_option(name: str, *, default: Any = None) -> inspect.Parameter:
@@ -218,7 +218,9 @@ def solve_command(
     explain: Annotated[
         bool, typer.Option("--explain", help="Then print, rung by rung, what each rule of the "
                            "grade's ladder removed (the reference's rules: seconds for a trial "
-                           "puzzle, minutes for a trial2 one; --grade-limit stops sooner).")
+                           "puzzle, minutes for a trial2 one; --grade-limit stops sooner); with "
+                           "--measures se, the Sudoku Explainer path instead, a line per hint "
+                           "as serate names it, then ER/EP/ED.")
     ] = False,
     **settings: Any,
 ) -> Ending:
@@ -237,6 +239,8 @@ def solve_command(
           ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..
         cut -d, -f1 puzzles.csv | tail -n +2 | sudoku-pipeline solve --json
         sudoku-pipeline solve --explain \
+          ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..
+        sudoku-pipeline solve --measures se --explain \
           ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..
     """
     import solver
@@ -265,7 +269,15 @@ def solve_command(
 
         typer.echo(f"hint: {over} puzzle{'' if over == 1 else 's'} ran out of the node budget "
                    f"({options.max_nodes:,} nodes); {budget_advice(options.rules, run=False)}", err=True)
-    if explain:
+    unrated = sum(result.status == "unique" and result.boxsize == 3 and result.se is None
+                  for result in results) if options.measured("se") else 0
+    if unrated and not as_json:
+        typer.echo(f"hint: {unrated} puzzle{'' if unrated == 1 else 's'} went over the SE work "
+                   f"budget ({options.se_budget:,} propagation steps): no se; raise --se-budget",
+                   err=True)
+    if explain and options.measured("se"):
+        _show_se_paths(texts, results, implementation)
+    elif explain:
         _show_paths(texts, results, options)
     invalid = any(result.status == "invalid" for result in results)
     if invalid and len(texts) == 1 and not as_json:  # else its line says so
@@ -295,6 +307,31 @@ def _show_paths(texts: list[str], results: list, options) -> None:
                 typer.echo(f"{rung}:")
             typer.echo(step.text if step.text.startswith("grade: ") else f"  {step.text}")
             sys.stdout.flush()
+
+
+def _show_se_paths(texts: list[str], results: list, implementation: str) -> None:
+    """Each unique 9 x 9 puzzle's Sudoku Explainer path (``solver.se_path``, SPEC 5.4): a line
+    per hint as it is found (so that Ctrl-C stops after the hints shown), then ER/EP/ED as
+    serate prints them. No work budget: the path runs to its end."""
+    import solver
+    from solver.reference.se import Difficulties
+
+    for text, result in zip(texts, results, strict=True):
+        if result.status == "invalid":
+            continue
+        typer.echo(f"\nthe Sudoku Explainer path (SPEC 5.4): {text}")
+        if result.status != "unique" or result.boxsize != 3:
+            n = result.boxsize**2
+            what = result.status if result.boxsize == 3 else f"{n} x {n}"
+            typer.echo(f"no SE rating: the puzzle is {what} (SPEC 5.4 rates unique 9 x 9 "
+                       "puzzles)")
+            continue
+        found = Difficulties()
+        for hint in solver.se_path(text, implementation=implementation):
+            typer.echo(hint.text)
+            sys.stdout.flush()
+            found.step(hint)
+        typer.echo(found.text())
 
 
 def _puzzles_given(arguments: list[str] | None) -> list[str]:
@@ -342,6 +379,11 @@ def format_result(result) -> str:
         ("grade", result.grade or "-"),
     ]
     measured = [("rating", result.rating), ("backdoor size", result.backdoor_size),
+                ("se (ER/EP/ED)", None if result.se is None
+                 else f"{result.se:.1f}/{result.se_ep:.1f}/{result.se_ed:.1f}"),
+                ("se techniques", None if result.se_techniques is None
+                 else ", ".join(f"{name} {count}" for name, count in
+                                result.se_techniques.items())),
                 ("canonical", result.canonical)]
     lines += [(name, value) for name, value in measured if value is not None]
     return "\n".join(f"{name + ':':18s}{value}" for name, value in lines)
@@ -562,7 +604,8 @@ def _summarize_view(directory: str, hardest: int | None, as_json: bool) -> Endin
     else:
         hards, _, complete = summaries.hardest_in(directory, hardest)
         text = (json.dumps([vars(hard) for hard in hards], indent=2) if as_json
-                else summaries.format_hardest(hards, labels))
+                else summaries.format_hardest(hards, labels,
+                                              se="se" in run.settings.measures))
     typer.echo(text)
     if not complete:
         return Ending(error=f"the run in {directory} is incomplete: this counts only the rows "
@@ -579,7 +622,8 @@ def _summarize_hardest_by(directory: str, column: str, count: int, as_json: bool
     groups, complete = summaries.hardest_by(directory, column, count)
     typer.echo(json.dumps({name: [vars(hard) for hard in hards] for name, hards in groups.items()},
                           indent=2) if as_json
-               else summaries.format_hardest_by(groups, column, summaries.input_labels(run.paths)))
+               else summaries.format_hardest_by(groups, column, summaries.input_labels(run.paths),
+                                                se="se" in run.settings.measures))
     if not complete:
         return Ending(error=f"the run in {directory} is incomplete: this counts only the rows "
                       f"solved so far; {summaries.finish_advice(run.command)}", incomplete=True)

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from pipeline.arrow import ascii_grid, digits_array, text_array
 from solver.api import BatchResult
 from solver.grid import INVALID_BYTE, symbols, translate
-from solver.vocabulary import GRADES, STATUSES
+from solver.vocabulary import GRADES, SE_TECHNIQUES, STATUSES
 
 
 @functools.cache
@@ -82,6 +82,27 @@ class Column:
 def _metric(name: str, kind: pa.DataType) -> Callable[[Solved], pa.Array]:
     """A number of the solver's result, null where the puzzle is invalid."""
     return lambda solved: pa.array(getattr(solved.result, name), kind, mask=solved.null)
+
+
+def _decimal(name: str) -> Callable[[Solved], pa.Array]:
+    """A float column of the solver's result, null where NaN."""
+    def fill(solved: Solved) -> pa.Array:
+        values = getattr(solved.result, name)
+        return pa.array(values, pa.float64(), mask=np.isnan(values))
+    return fill
+
+
+SE_TECHNIQUES_TYPE = pa.struct([pa.field(name, pa.int16()) for name in SE_TECHNIQUES])
+
+
+def _se_techniques(solved: Solved) -> pa.Array:
+    """The ``se_techniques`` struct: a field of int16 counts per technique family, the row
+    null where ``se`` is (so ``se_techniques.x_wing > 0`` asks only of rated puzzles)."""
+    counts = solved.result.se_techniques
+    fields = [pa.array(np.ascontiguousarray(counts[:, k]), pa.int16())
+              for k in range(len(SE_TECHNIQUES))]
+    return pa.StructArray.from_arrays(fields, fields=list(SE_TECHNIQUES_TYPE),
+                                      mask=pa.array(np.isnan(solved.result.se)))
 
 
 def labels(codes: np.ndarray, names: tuple[str, ...]) -> pa.Array:
@@ -165,6 +186,17 @@ RESULT_COLUMNS = (
     Column("backdoor_size", pa.int8(), "SPEC 5.3: the fewest solution cells singles need "
            "(`--measures backdoor`; null unless `unique`, or above 3)",
            lambda s: pa.array(s.result.backdoor_size, pa.int8(), mask=s.result.backdoor_size < 0)),
+    Column("se", pa.float64(), "SPEC 5.4: the Sudoku Explainer rating (ER: the hardest step of "
+           "serate's path, 1.0 to about 12; `--measures se`, 9 x 9 only; null unless `unique`, "
+           "and over the SE work budget `se_budget`)", _decimal("se")),
+    Column("se_ep", pa.float64(), "SPEC 5.4: EP, the hardest step up to the first placement "
+           "(null as `se`)", _decimal("se_ep")),
+    Column("se_ed", pa.float64(), "SPEC 5.4: ED, the first step's difficulty (null as `se`)",
+           _decimal("se_ed")),
+    Column("se_techniques", SE_TECHNIQUES_TYPE, "SPEC 5.4: how many hints of each technique "
+           "family serate's path applies, a struct of int16 fields (`hidden_single`, `x_wing`, "
+           "..., `nested_forcing_chains`; docs/measures.md); null as `se`",
+           _se_techniques),
     Column("canonical", pa.string(), "SPEC 6: the minlex form up to the Sudoku symmetries "
            "(`--measures canonical`; null when invalid)",
            lambda s: digits_array(s.result.canonical, s.result.canonical[:, 0] != 0)),

@@ -134,7 +134,8 @@ def draws_of(settings: Settings, generation: Generation) -> Draws:
 def _generator_entry(generation: Generation, draws: Draws) -> InputEntry:
     """The run's one input: the generator, its digest that of what the candidates are a
     function of."""
-    text = json.dumps({**draws.__dict__, "grade": list(generation.accepts())}, sort_keys=True)
+    kept = {"grade": list(generation.accepts())} | ({"se": generation.se} if generation.se else {})
+    text = json.dumps({**draws.__dict__, **kept}, sort_keys=True)
     return InputEntry(GENERATED, FORMAT, None, hashlib.sha256(text.encode()).hexdigest())
 
 
@@ -345,6 +346,7 @@ def _unit(selection: Selection, batch: int, first_draw: int, draws: int) -> Gene
         draws=selection.draws,
         options=selection.settings.solve_options,
         grades=selection.generation.accepts(),
+        se_band=selection.generation.se_band(),
         schema=output_schema(pa.schema(DRAW_FIELDS)),
         record=out.run.part_record(0),
         compression=out.run.settings.compression,

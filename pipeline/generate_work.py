@@ -58,6 +58,7 @@ class GenerateUnit:
     record: dict[str, Any]
     compression: str
     path: str
+    se_band: tuple[float, float] | None = None  # the lowest and highest se kept (None: any)
 
     @property
     def rows(self) -> int:
@@ -88,8 +89,8 @@ def draw_table(draws: Draws, first: int, count: int, alphabet: str = "") -> pa.T
 
 
 def generate_part(unit: GenerateUnit) -> Stats:
-    """Draw, solve and grade one batch; write its candidates of a rung asked for as one part
-    (atomically); return their stats."""
+    """Draw, solve and grade one batch; write its candidates of a rung asked for (and of an SE
+    band, with ``se_band``) as one part (atomically); return their stats."""
     started = time.perf_counter()
     info = unit.part
     table = draw_table(unit.draws, info.first_draw, info.draws,
@@ -97,8 +98,13 @@ def generate_part(unit: GenerateUnit) -> Stats:
     solved = solve_table(table, schema=unit.schema, puzzle_column="puzzle",
                          solution_column="solution", options=unit.options, source=info.source,
                          first_row=info.first_draw)
-    kept = solved.filter(pc.and_(pc.equal(solved["status"], "unique"),
-                                 pc.is_in(solved["grade"], pa.array(unit.grades))))
+    keep = pc.and_(pc.equal(solved["status"], "unique"),
+                   pc.is_in(solved["grade"], pa.array(unit.grades)))
+    if unit.se_band is not None:  # a null se (over the SE work budget) is not in any band
+        low, high = unit.se_band
+        keep = pc.and_(keep, pc.and_(pc.greater_equal(solved["se"], low),
+                                     pc.less_equal(solved["se"], high)).fill_null(False))
+    kept = solved.filter(keep)
     write_part(kept, replace(info, rows=kept.num_rows), unit.path,
                record={**unit.record, "written_by": installed()},
                compression=unit.compression, plain_columns=PLAIN_COLUMNS)

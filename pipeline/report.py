@@ -32,16 +32,19 @@ from matplotlib.ticker import MaxNLocator
 from pipeline import storage
 from pipeline.duplicates import Duplicates, duplicates
 from pipeline.errors import PipelineError
-from pipeline.stats import PERCENTILES, Numbers, Stats, percentile
+from pipeline.stats import PERCENTILES, SE_BANDS, Numbers, Stats, percentile
 from pipeline.summary import (
     LADDER_LABELS,
     Hard,
     Summary,
+    band_text,
     finish_advice,
     group_stats_of,
     hardest_in,
     read_summary,
     run_parts,
+    se_budget_advice,
+    se_text,
     summarize,
 )
 from pipeline.text import decimal_text, escaped, number_text, where_text
@@ -65,6 +68,10 @@ UNGRADED_COLOUR = "#c8c8c8"
 # Sizes far apart in colour: the number of the share is printed on the bar too.
 BACKDOOR_COLOURS = {"0": "#c7e9c0", "1": "#6baed6", "2": "#2171b5", "3": "#08306b",
                     "more than 3": "#d73027"}
+# The SE scale's bands, easy to hard as the grade's rungs are (green to red), and the rows over
+# the SE work budget in black: harder than any band, unrated.
+SE_COLOURS = {band_text(band): matplotlib.colormaps["RdYlGn_r"](0.05 + 0.9 * i / (len(SE_BANDS) - 1))
+              for i, band in enumerate(SE_BANDS)} | {"over budget": "#000000"}
 STATUS_COLOURS = {"invalid": "#7f7f7f", "contradictory": "#ff7f0e", "budget_exceeded": "#8c1d18",
                   "unsolvable": "#9467bd", "solved": "#17becf", "unique": "#2ca02c",
                   "multiple": "#1f77b4"}
@@ -420,6 +427,7 @@ def render(facts: Facts, *, directory: str, by: str) -> str:
         glance(facts),
         _pair(grades_section(facts), effort_section(facts)),
         _pair(givens_section(facts), duplicates_section(facts)),
+        _pair(se_section(facts), se_table_section(facts)),
         _pair(rating_section(facts), backdoor_section(facts)),
         _pair(rating_distribution_section(facts), depth_section(facts)),
         _pair(statuses_section(facts), reasons_section(facts)),
@@ -468,6 +476,9 @@ def glance(facts: Facts) -> str:
     ]
     if total.rating.rows:
         cards.insert(4, (f"{total.rating.p50:.2f} / {total.rating.max:.2f}", "rating p50 / max"))
+    if total.se.rows:
+        cards.insert(4, (f"{se_text(total.se.p50)} / {se_text(total.se.max)}",
+                         "SE rating (ER) p50 / max"))
     return '<div class="cards">' + "".join(
         f"<div class=\"card\"><b>{_e(value)}</b><span>{_e(label)}</span></div>"
         for value, label in cards) + "</div>"
@@ -528,6 +539,46 @@ def _duplicates_block(found: Duplicates, title: str) -> str:
                  + (", …" if c.rows > len(c.where) else ""))]
              for c in found.largest], numeric={0}))
     return "".join(lines)
+
+
+def _se_measured(facts: Facts) -> bool:
+    return "se" in facts.summary.settings.measures
+
+
+def se_section(facts: Facts) -> str:
+    """Per group, its rated puzzles by band of the SE scale, and those over the work budget."""
+    if not _se_measured(facts):
+        return _not_measured("se", "SE rating", "se")
+    counts = {name: {**{band_text(band): count for band, count in numbers.se_bands.items()},
+                     "over budget": numbers.se_unrated}
+              for name, numbers in facts.numbers.items()}
+    chart = (stacked_chart(counts, SE_COLOURS, xlabel="share of the group's unique 9 x 9 puzzles "
+                           "(%)") if any(sum(c.values()) for c in counts.values()) else "")
+    return _section(
+        "se", "SE rating per group", chart,
+        "SPEC 5.4: the Sudoku Explainer rating (ER), the difficulty of the hardest step of "
+        "serate's path, in bands of whole numbers (1.x: 1.0-1.9; 12+: 12 and more); black: "
+        "over the SE work budget (no rating). Unique 9 x 9 puzzles only.")
+
+
+def se_table_section(facts: Facts) -> str:
+    """The SE numbers of each group: rated rows, median, p90, max, the rows over the budget,
+    and the rows per band met."""
+    if not _se_measured(facts):
+        return ""
+    numbers = facts.numbers
+    bands = [band for band in SE_BANDS if any(n.se_bands.get(band) for n in numbers.values())]
+    headers = ["group", "rated", "p50", "p90", "max", "over budget", *map(band_text, bands)]
+    rows = [[_e(name), f"{n.se.rows:,}", se_text(n.se.p50), se_text(n.se.p90),
+             se_text(n.se.max), f"{n.se_unrated:,}",
+             *(f"{n.se_bands.get(band, 0):,}" for band in bands)]
+            for name, n in numbers.items()]
+    over = facts.total.se_unrated
+    note = ("ER as serate prints it (one decimal); p50 and p90 nearest-rank. "
+            + (_e(se_budget_advice(facts.summary.settings, over)) + "." if over else
+               "No row is over the SE work budget."))
+    return _section("se-table", "SE rating: the numbers",
+                    _table(headers, rows, numeric=set(range(1, len(headers)))), note)
 
 
 def _rating_samples(facts: Facts) -> int:
@@ -626,6 +677,9 @@ def hardest_section(facts: Facts) -> str:
     figures = []
     for rank, (hard, group) in enumerate(facts.hardest, start=1):
         rating = "" if hard.rating is None else f"rating {hard.rating:.2f} · "
+        if _se_measured(facts) and (hard.se is not None or hard.over_se_budget):
+            rating = ("SE over the work budget · " if hard.over_se_budget
+                      else f"SE {se_text(hard.se)} · ") + rating
         backdoor = "" if hard.backdoor_size is None else f"backdoor {hard.backdoor_size} · "
         shown_group = "" if group == facts.summary.labels.get(hard.source) else f"{_e(group)}<br>"
         figures.append(
@@ -636,6 +690,8 @@ def hardest_section(facts: Facts) -> str:
             f"{hard.search_nodes:,} nodes · depth {hard.search_depth}<br>"
             f"<code class=\"puzzle\">{_e(hard.grid)}</code></figcaption></figure>")
     order = "rating, then search nodes" if facts.total.rating.rows else "search nodes"
+    if _se_measured(facts):
+        order = "SE rating (over the SE work budget first), then " + order
     return _section("hardest", f"The {len(figures)} hardest puzzles",
                     f'<div class="grids">{"".join(figures)}</div>',
                     f"Unique or solved puzzles with the highest {order}; under each, its input "

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -33,6 +34,7 @@ from solver.vocabulary import (
     GRADES,
     MAX_NODES_LIMIT,
     MAX_RATING_SAMPLES,
+    MAX_SE_BUDGET,
     MAX_SOLUTIONS_LIMIT,
     MEASURES,
     PRUNE_VARIANTS,
@@ -131,6 +133,9 @@ class Settings:
                                "tries (SPEC 5.1); rows no rung up to it solves grade search. "
                                "subsets keeps the hardest sets cheap.", "choice",
                                choices=GRADE_LIMITS, scope="rows")
+    se_budget: int = setting(DEFAULTS.se_budget, "The chain propagation steps an SE rating "
+                             "(SPEC 5.4) may take; past it the row's se is null and the summary "
+                             "counts it.", "count", low=1, high=MAX_SE_BUDGET, scope="rows")
     boxsize: int | str = setting(DEFAULTS.boxsize, "The box size b of the puzzles, N = b * b: 3 "
                                  "for Sudoku (81 cells), 2 for 4 x 4, 4 for 16 x 16, 5 for 25 x "
                                  "25, or auto: each row's from its length (SPEC 7).", "choice",
@@ -176,6 +181,9 @@ class Generation:
     grade: tuple[str, ...] = setting((), "Rungs of SPEC 5.1's ladder a kept puzzle may have, "
                                      "comma-separated; empty or all: any.", "names",
                                      choices=GRADES, scope="rows")
+    se: str = setting("", "The band of Sudoku Explainer ratings (SPEC 5.4, ER) a kept puzzle's "
+                      "se is in, LOW-HIGH inclusive, e.g. 7.0-9.0 (9 x 9; adds --measures se); "
+                      "empty: any.", "band", scope="rows", text="a band such as 7.0-9.0")
     symmetry: str = setting("none", "The symmetry of the pattern of givens.", "choice",
                             choices=SYMMETRIES, scope="rows")
     minimal: bool = setting(True, "No given (no orbit of givens, with a symmetry) can be "
@@ -199,6 +207,10 @@ class Generation:
     def accepts(self) -> tuple[str, ...]:
         """The rungs a kept puzzle may have."""
         return self.grade or GRADES
+
+    def se_band(self) -> tuple[float, float] | None:
+        """The lowest and highest se a kept puzzle may have (None: any)."""
+        return _band("se", self.se) if self.se else None
 
 
 GENERATION_DECLARED: dict[str, Declared] = {f.name: f.metadata["declared"]
@@ -300,9 +312,11 @@ def load_generation(config: Path | str | Sequence[Path | str] | None = None,
                                           for key, value in asked.items()})
     settings = load_settings(**values)
     _check_generation(settings, generation)
-    if generation.distinct and "canonical" not in settings.measures:
-        settings = replace(settings, measures=(*settings.measures, "canonical"))
-        settings = replace(settings, measures=settings.solve_options.measures)  # in order
+    needed = ("canonical",) * generation.distinct + ("se",) * bool(generation.se)
+    for measure in needed:
+        if measure not in settings.measures:
+            settings = replace(settings, measures=(*settings.measures, measure))
+            settings = replace(settings, measures=settings.solve_options.measures)  # in order
     return settings, generation
 
 
@@ -312,6 +326,11 @@ def _check_generation(settings: Settings, generation: Generation) -> None:
     if settings.boxsize == "auto":
         raise PipelineError("generate draws puzzles of one box size: give --boxsize 2, 3, 4 or "
                             "5 (not auto)")
+    if generation.se and settings.boxsize != 3:
+        raise PipelineError(
+            f"setting se keeps puzzles by their Sudoku Explainer rating, which SPEC 5.4 defines "
+            f"for 9 x 9 puzzles only (box size 3), not for box size {settings.boxsize}; leave "
+            "out --se")
     if generation.distinct and settings.boxsize != 3:
         raise PipelineError(
             f"setting distinct compares canonical forms, which SPEC 6 defines for 9 x 9 puzzles "
@@ -389,6 +408,19 @@ def _casts(name: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _band(name: str, value: Any) -> tuple[float, float]:
+    """LOW-HIGH (e.g. "7.0-9.0") as two numbers, LOW at most HIGH, both from 0 to 20 (serate's
+    scale, 20.0 its "no rule applies"), else a one-line PipelineError."""
+    found = re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*-\s*(\d+(?:\.\d*)?)\s*", value) \
+        if isinstance(value, str) else None
+    low, high = (float(found[1]), float(found[2])) if found else (1.0, 0.0)
+    if not found or low > high or high > 20:
+        raise PipelineError(f"setting {name} must be a band of SE ratings LOW-HIGH, both from 0 "
+                            f"to 20 and LOW at most HIGH, e.g. 7.0-9.0 (or empty: any); got "
+                            f"{value!r}")
+    return low, high
+
+
 def casts_of(settings: Settings) -> dict[str, str]:
     """The ``cast`` setting as {column: type name}."""
     return dict(pair.rpartition(":")[::2] for pair in settings.cast)
@@ -430,6 +462,11 @@ def checked(name: str, value: Any) -> Any:
         return _delimiter(name, value)
     elif kind == "casts":
         return _casts(name, value)
+    elif kind == "band":
+        if value == "":
+            return value
+        low, high = _band(name, value)
+        return f"{low:.1f}-{high:.1f}"
     elif not isinstance(value, str) or value != value.strip():
         raise PipelineError(
             f"setting {name} must be {declared.text} (text without surrounding spaces), "

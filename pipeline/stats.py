@@ -38,15 +38,20 @@ STATS_COLUMNS = (
     "grade",
     "rating",
     "backdoor_size",
+    "se",
 )
 # The difficulty ladder of SPEC section 4, over the puzzles that are neither invalid nor
 # contradictory: prune-solvable, singles-solvable but not prune-solvable, and the rest.
 LADDER = ("prune_solvable", "singles_solvable_only", "needs_search")
 # The percentiles a summary gives of search_nodes and rating (nearest-rank).
 PERCENTILES = (50, 90, 99)
-HISTOGRAMS = ("boxsize", "search_depth", "search_nodes", "givens", "rating", "backdoor_size")
+HISTOGRAMS = ("boxsize", "search_depth", "search_nodes", "givens", "rating", "backdoor_size", "se")
+# SPEC 5.4's scale in bands of whole numbers: 1.x (1.0 to 1.9) up to 11.x; ER 12 and more (20.0,
+# serate's "no rule applies") is the last band.
+SE_BANDS = tuple(range(1, 13))
 _INVALID = STATUSES.index("invalid")
 _CONTRADICTORY = STATUSES.index("contradictory")
+_UNIQUE = STATUSES.index("unique")
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,8 @@ class Stats:
     grade: Counter = field(default_factory=Counter)  # rows per rung (SPEC 5.1)
     rating: Counter = field(default_factory=Counter)  # rating value -> rows (SPEC 5.2)
     backdoor_size: Counter = field(default_factory=Counter)  # (SPEC 5.3)
+    se: Counter = field(default_factory=Counter)  # ER -> rows (SPEC 5.4)
+    se_unrated: int = 0  # unique rows without an se: over the SE work budget, if it was measured
     solve_seconds: float = 0.0  # the sum of solve_us
     worker_seconds: float = 0.0  # workers' wall time on their parts, reading and writing included
 
@@ -105,6 +112,9 @@ class Stats:
         match = np.where(matches.is_null().to_numpy(zero_copy_only=False), -1,
                          matches.fill_null(False).to_numpy(zero_copy_only=False).astype(np.int8))
         grade = pc.index_in(table.column("grade"), value_set=pa.array(GRADES)).fill_null(-1)
+        nine = table.column("boxsize").fill_null(0).to_numpy(zero_copy_only=False) == 3
+        unrated = ((codes == _UNIQUE) & nine  # SPEC 5.4 rates 9 x 9 puzzles only
+                   & table.column("se").is_null().to_numpy(zero_copy_only=False))
         status = _counts(groups, codes, n_groups, STATUSES)
         ladder = _counts(groups, rung, n_groups, LADDER)
         solution = _counts(groups, match, n_groups, ("false", "true"))
@@ -114,11 +124,12 @@ class Stats:
         solve_us = table.column("solve_us").fill_null(0).to_numpy(zero_copy_only=False)
         seconds = np.bincount(groups, weights=solve_us, minlength=n_groups) / 1e6
         rows = np.bincount(groups, minlength=n_groups)
+        unrated = np.bincount(groups, weights=unrated, minlength=n_groups)
         return [
             cls(rows=int(rows[g]), status=status[g], ladder=ladder[g],
                 solution_matches=solution[g], grade=grades[g],
                 **{name: histograms[name][g] for name in HISTOGRAMS},
-                solve_seconds=float(seconds[g]))
+                se_unrated=int(unrated[g]), solve_seconds=float(seconds[g]))
             for g in range(n_groups)
         ]
 
@@ -235,6 +246,9 @@ class Numbers:
     solution_matches: dict[str, int]
     rating: Percentiles
     backdoor_size_histogram: dict[int, int]
+    se: Percentiles
+    se_bands: dict[int, int]  # rows per whole number of ER (SE_BANDS; 12: 12 and more)
+    se_unrated: int  # unique rows without se (with --measures se: over the SE work budget)
 
     @classmethod
     def of(cls, stats: Stats) -> Numbers:
@@ -250,6 +264,9 @@ class Numbers:
             solution_matches={key: stats.solution_matches[key] for key in ("true", "false")},
             rating=Percentiles.of(stats.rating),
             backdoor_size_histogram=_sorted(stats.backdoor_size),
+            se=Percentiles.of(stats.se),
+            se_bands=se_bands(stats.se),
+            se_unrated=stats.se_unrated,
         )
 
     @property
@@ -275,6 +292,9 @@ class Numbers:
             "solution_matches": self.solution_matches,
             "rating": self.rating.to_dict(),
             "backdoor_size_histogram": _json_histogram(self.backdoor_size_histogram),
+            "se": self.se.to_dict(),
+            "se_bands": _json_histogram(self.se_bands),
+            "se_unrated": self.se_unrated,
         }
 
     @classmethod
@@ -291,7 +311,20 @@ class Numbers:
             solution_matches=dict(data["solution_matches"]),
             rating=Percentiles(**data["rating"]),
             backdoor_size_histogram=_int_histogram(data["backdoor_size_histogram"]),
+            # a summary written before SPEC 5.4 has no se
+            se=Percentiles(**data.get("se", Percentiles.of({}).to_dict())),
+            se_bands=_int_histogram(data.get("se_bands", {})),
+            se_unrated=data.get("se_unrated", 0),
         )
+
+
+def se_bands(histogram: dict[float, int]) -> dict[int, int]:
+    """Rows per band of the SE scale (``SE_BANDS``: 1 for 1.0-1.9, ..., 12 for 12 and more),
+    every band, met or not, so that the bands of groups line up."""
+    bands = Counter({band: 0 for band in SE_BANDS})
+    for value, count in histogram.items():
+        bands[min(int(value), SE_BANDS[-1])] += count
+    return dict(sorted(bands.items()))
 
 
 def _sorted(histogram: Counter) -> dict[Any, int]:

@@ -38,7 +38,7 @@ from pipeline.resume import (
     survey,
 )
 from pipeline.settings import SETTING_NAMES, Settings
-from pipeline.stats import PERCENTILES, STATS_COLUMNS, Numbers, Stats, Tally
+from pipeline.stats import PERCENTILES, SE_BANDS, STATS_COLUMNS, Numbers, Stats, Tally
 from pipeline.text import (
     compact_histogram,
     decimal_text,
@@ -47,7 +47,7 @@ from pipeline.text import (
     share_text,
     where_text,
 )
-from solver.vocabulary import GRADES, MAX_NODES_LIMIT, STATUSES
+from solver.vocabulary import GRADES, MAX_NODES_LIMIT, MAX_SE_BUDGET, STATUSES
 
 MAX_GROUPS = 100  # ``summarize --by``: more values than this, and the rest are one group
 COMPILED_SECONDS = 5.0  # loading the solver takes less; longer, it was compiled
@@ -204,6 +204,7 @@ class Grouped:
     complete: bool
     groups: dict[str, Numbers]
     command: str = "solve-dataset"  # the command that wrote the run
+    measures: tuple[str, ...] = ()  # the run's setting: which measures its rows carry
 
     def to_dict(self) -> dict[str, Any]:
         return {"by": self.by, "complete": self.complete,
@@ -398,8 +399,9 @@ def summarize_by(directory: str | os.PathLike, column: str, *,
     """
     directory = storage.location(directory)
     stats, complete, command = group_stats_of(directory, column, max_groups=max_groups)
+    measures = read_manifest(directory).settings.measures
     return Grouped(column, complete,
-                   {name: Numbers.of(group) for name, group in stats.items()}, command)
+                   {name: Numbers.of(group) for name, group in stats.items()}, command, measures)
 
 
 def group_stats_of(directory: str, column: str, *, max_groups: int
@@ -430,13 +432,21 @@ class Hard:
 
     source: str
     row: int
+    status: str
     grade: str | None
+    se: float | None
     rating: float | None
     search_nodes: int
     search_depth: int
     givens: int
     backdoor_size: int | None
     grid: str
+
+    @property
+    def over_se_budget(self) -> bool:
+        """A unique 9 x 9 puzzle without an SE rating: over the work budget, when the run
+        measured se."""
+        return self.se is None and self.status == "unique" and len(self.grid) == 81
 
 
 HARD_FIELDS = tuple(Hard.__dataclass_fields__)
@@ -445,16 +455,17 @@ HARD_FIELDS = tuple(Hard.__dataclass_fields__)
 def hardest_in(directory: str | os.PathLike, count: int, columns: tuple[str, ...] = ()
                ) -> tuple[list[Hard], list[dict[str, Any]], bool]:
     """``summarize --hardest``, and the report's: the ``count`` unique or solved puzzles with
-    the highest rating, then the most search nodes (search nodes alone without a rating),
-    first rows first; for each, the values of ``columns`` (the report's groups); and whether
-    the run is complete."""
+    the highest SE rating (those over the SE work budget first) when the run measured se, then
+    the highest rating, then the most search nodes (search nodes alone without either), first
+    rows first; for each, the values of ``columns`` (the report's groups); and whether the run
+    is complete."""
 
     directory = storage.location(directory)
     run, infos = run_parts(directory)
     complete = coverage(infos, run.paths).complete
     if not infos:
         return [], [], complete
-    picked = _hardest_first(directory, infos).head(count).select(
+    picked = _hardest_first(directory, infos, run).head(count).select(
         *dict.fromkeys([*HARD_FIELDS, *columns])).collect()
     found = [(_hard(row), {c: row[c] for c in columns}) for row in picked.iter_rows(named=True)]
     return [hard for hard, _ in found], [extra for _, extra in found], complete
@@ -476,7 +487,7 @@ def hardest_by(directory: str | os.PathLike, column: str, count: int
     labels = input_labels(run.paths)
     label = pl.col("source").replace_strict(labels, default=pl.col("source"))
     key = label if column == "source" else pl.col(column).cast(pl.String).fill_null(label)
-    rows = _hardest_first(directory, infos).with_columns(key.alias("_group"))
+    rows = _hardest_first(directory, infos, run).with_columns(key.alias("_group"))
     picked = rows.group_by("_group", maintain_order=True).head(count).collect()
     first_rows = rows.group_by("_group").agg(pl.col("_position").min()).sort("_position").collect()
     found: dict[str, list[Hard]] = {}
@@ -485,14 +496,21 @@ def hardest_by(directory: str | os.PathLike, column: str, count: int
     return {name: found[name] for name in ordered(first_rows["_group"].to_list(), column)}, complete
 
 
-def _hardest_first(directory: str, infos: list[PartInfo]):
-    """The unique or solved rows of the parts, hardest first (a polars LazyFrame)."""
+def _hardest_first(directory: str, infos: list[PartInfo], run: RunRecord):
+    """The unique or solved rows of the parts, hardest first (a polars LazyFrame): by SE rating
+    when the run measured it (a row over the SE work budget above any rated one), then by
+    rating, then by search nodes."""
     import polars as pl
 
+    over = (pl.col("se").is_null() & (pl.col("status") == "unique")
+            & (pl.col("boxsize") == 3))
+    se = (pl.when(over).then(float("inf")).otherwise(pl.col("se"))
+          if "se" in run.settings.measures else pl.col("se"))
     return (pl.scan_parquet([storage.join(directory, info.name) for info in infos])
             .with_row_index("_position").filter(pl.col("status").is_in(["unique", "solved"]))
-            .sort(["rating", "search_nodes", "_position"], descending=[True, True, False],
-                  nulls_last=True))
+            .with_columns(se.alias("_se"))
+            .sort(["_se", "rating", "search_nodes", "_position"],
+                  descending=[True, True, True, False], nulls_last=True))
 
 
 def _hard(row: dict[str, Any]) -> Hard:
@@ -587,6 +605,42 @@ def budget_advice(rules: str, *, run: bool = True) -> str:
         f"raise --max-nodes (at most {MAX_NODES_LIMIT:,}){where}")
 
 
+def se_budget_advice(settings: Settings, count: int) -> str:
+    """The line that counts the rows over the SE work budget, with what to do about them."""
+    return (f"{count:,} {'row' if count == 1 else 'rows'} over the SE work budget "
+            f"({settings.se_budget:,} propagation steps): their se is null; raise --se-budget "
+            f"(at most {MAX_SE_BUDGET:,}; a step of the reference costs about 10-30 us, see "
+            "docs/measures.md) in a new --output or with --overwrite")
+
+
+def se_lines(numbers: Numbers, settings: Settings) -> list[str]:
+    """The summary's lines of SPEC 5.4 (with --measures se): ER's percentiles, its bands, and
+    the rows over the work budget."""
+    se = numbers.se
+    if "se" not in settings.measures:
+        return []
+    lines = []
+    if se.rows:
+        lines.append("se (ER)       " + "   ".join(
+            f"p{p} {getattr(se, f'p{p}'):.1f}" for p in PERCENTILES)
+            + f"   max {se.max:.1f}   ({se.rows:,} rows)")
+        lines.append("se bands      " + "  ".join(
+            f"{band_text(band)}:{count:,}" for band, count in numbers.se_bands.items() if count))
+    if numbers.se_unrated:
+        lines.append("  hint: " + se_budget_advice(settings, numbers.se_unrated))
+    return lines
+
+
+def se_text(value: float | None) -> str:
+    """An SE rating as serate prints it, one decimal, or '-' for none."""
+    return "-" if value is None else f"{value:.1f}"
+
+
+def band_text(band: int) -> str:
+    """'7.x' for the band of ER 7.0 to 7.9; '12+' for the last."""
+    return f"{band}+" if band == SE_BANDS[-1] else f"{band}.x"
+
+
 def format_summary(summary: Summary) -> str:
     """The summary as a plain-text table for a terminal."""
     numbers = summary.numbers
@@ -640,6 +694,7 @@ def format_summary(summary: Summary) -> str:
             + f"   max {rating.max:.2f}   ({rating.rows:,} rows)")
     if numbers.backdoor_size_histogram:
         lines.append("backdoor size " + compact_histogram(numbers.backdoor_size_histogram))
+    lines += se_lines(numbers, summary.settings)
     if summary.duplicates:
         exact, symmetry = summary.duplicates["exact"], summary.duplicates["symmetry"]
         largest = symmetry.largest
@@ -680,6 +735,8 @@ def _generated_lines(generated: dict[str, Any] | None) -> list[str]:
     asked = [f"seed {generated['seed']}", "grade " + (",".join(generated["grade"]) or "any"),
              f"symmetry {generated['symmetry']}",
              "minimal" if generated["minimal"] else "not minimal"]
+    if generated.get("se"):
+        asked.append(f"se {generated['se']}")
     if generated["distinct"]:
         asked.append("distinct up to symmetry")
     return [f"generated     {generated['kept']:,} of {generated['count']:,} puzzles kept from "
@@ -690,10 +747,11 @@ def format_groups(grouped: Grouped) -> str:
     """``summarize_by``'s numbers as plain-text tables, one line per group: statuses; the
     difficulty ladder (shares of the puzzles neither invalid nor contradictory: ``puzzles``);
     the grade ladder, every rung in ladder order (shares of the graded rows); search nodes;
-    and, when measured, rating and backdoor size (shares of the unique rows)."""
+    and, when measured, rating, the SE rating (median, max, bands of ER as shares of the rated
+    rows, rows over the work budget) and backdoor size (shares of the unique rows)."""
     groups = grouped.groups
     titles = ["ladder (share of puzzles)", "grade (share of graded)",
-              "backdoor size (share of unique)"]
+              "backdoor size (share of unique)", "se (share of rated)"]
     width = min(max(len(name) for name in [grouped.by, *titles, *groups]), 40)
     statuses = [s for s in STATUSES if any(g.status[s] for g in groups.values())]
     keys = [f"p{p}" for p in PERCENTILES] + ["max"]
@@ -715,6 +773,14 @@ def format_groups(grouped: Grouped) -> str:
     if any(g.rating.rows for g in groups.values()):
         tables.append(_table("rating", ["rows", *keys], width, {
             name: [f"{g.rating.rows:,}", *(decimal_text(getattr(g.rating, k)) for k in keys)]
+            for name, g in groups.items()}))
+    bands = [band for band in SE_BANDS if any(g.se_bands.get(band) for g in groups.values())]
+    if "se" in grouped.measures:
+        tables.append(_table(titles[3], ["rated", "p50", "max", *map(band_text, bands),
+                                         "over budget"], width, {
+            name: [f"{g.se.rows:,}", se_text(g.se.p50), se_text(g.se.max),
+                   *(share_text(g.se_bands.get(band, 0), g.se.rows) for band in bands),
+                   f"{g.se_unrated:,}"]
             for name, g in groups.items()}))
     sizes = sorted({size for g in groups.values() for size in g.backdoor_size_histogram})
     if sizes:
@@ -755,20 +821,26 @@ def format_duplicates(found: dict[str, Duplicates], labels: dict[str, str]) -> s
     return "\n\n".join(blocks)
 
 
-def format_hardest_by(groups: dict[str, list[Hard]], column: str, labels: dict[str, str]) -> str:
+def format_hardest_by(groups: dict[str, list[Hard]], column: str, labels: dict[str, str], *,
+                      se: bool = False) -> str:
     """``summarize --by COLUMN --hardest N``: a heading per group, then its table."""
-    return "\n\n".join(f"{column} {escaped(name)}:\n{format_hardest(hards, labels)}"
+    return "\n\n".join(f"{column} {escaped(name)}:\n{format_hardest(hards, labels, se=se)}"
                        for name, hards in groups.items())
 
 
-def format_hardest(hardest: list[Hard], labels: dict[str, str]) -> str:
-    """``summarize --hardest`` as a table: rank, where, numbers, and the puzzle as one line."""
-    header = (f"{'#':>3}  {'rating':>6}  {'nodes':>10}  {'depth':>5}  {'grade':<13}  "
+def format_hardest(hardest: list[Hard], labels: dict[str, str], *, se: bool = False) -> str:
+    """``summarize --hardest`` as a table: rank, where, numbers, and the puzzle as one line;
+    with ``se`` (the run measured it) the SE rating first ('over' past the work budget)."""
+    header = (f"{'#':>3}  {'se':>4}  {'rating':>6}  {'nodes':>10}  {'depth':>5}  {'grade':<13}  "
               f"{'givens':>6}  where (the column row: from 0, no header or comment), puzzle")
+    if not se:
+        header = header.replace(f"  {'se':>4}", "", 1)
     lines = [header]
     for rank, hard in enumerate(hardest, start=1):
         where = where_text(labels.get(hard.source, hard.source), hard.row)
-        lines.append(f"{rank:>3}  {decimal_text(hard.rating):>6}  {hard.search_nodes:>10,}  "
+        rated = "over" if hard.over_se_budget else se_text(hard.se)
+        lines.append(f"{rank:>3}  " + (f"{rated:>4}  " if se else "")
+                     + f"{decimal_text(hard.rating):>6}  {hard.search_nodes:>10,}  "
                      f"{hard.search_depth:>5}  {hard.grade or '-':<13}  {hard.givens:>6}  "
                      f"{escaped(where)}  {hard.grid}")
     return "\n".join(lines)

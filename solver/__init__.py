@@ -14,6 +14,7 @@ from solver.api import (
     Result,
     difficulty,
     explain,
+    se_path,
     solve,
     solve_ascii,
     solve_grids,
@@ -36,6 +37,7 @@ from solver.vocabulary import (
     MEASURES,
     PRUNE_VARIANTS,
     RULE_SETS,
+    SE_TECHNIQUES,
     STATUSES,
 )
 
@@ -45,7 +47,7 @@ __all__ = [
     "CELL_VARIANTS", "DEFAULT_GRADE_LIMIT", "DEFAULT_MAX_NODES", "DEFAULT_RATING_SAMPLES",
     "GRADE_LIMITS", "GRADES", "IMPLEMENTATIONS",
     "MAX_NODES_LIMIT", "MAX_RATING_SAMPLES", "MEASURES", "PRUNE_VARIANTS", "RULE_SETS",
-    "STATUSES", "BatchResult", "Difficulty", "Result", "SearchColumns", "SolveOptions",
-    "contradiction", "difficulty", "explain", "parse_error", "solve", "solve_ascii", "solve_grids",
-    "solve_strings", "source_digest", "__version__",
+    "SE_TECHNIQUES", "STATUSES", "BatchResult", "Difficulty", "Result", "SearchColumns",
+    "SolveOptions", "contradiction", "difficulty", "explain", "parse_error", "se_path", "solve",
+    "solve_ascii", "solve_grids", "solve_strings", "source_digest", "__version__",
 ]

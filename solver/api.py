@@ -12,7 +12,7 @@ give the same numbers, to the node. Besides SPEC section 3's columns they give s
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, make_dataclass
 from typing import Any
 
@@ -33,11 +33,25 @@ from solver.grid import (
 from solver.options import SolveOptions, check_choice, options_with
 from solver.records import MISSING, Difficulty, SearchColumns
 from solver.reference import bird, ladder
-from solver.vocabulary import GRADES, IMPLEMENTATIONS, STATUSES
+from solver.reference.se_grid import Hint as SEHint
+from solver.vocabulary import GRADES, IMPLEMENTATIONS, SE_TECHNIQUES, STATUSES, se_technique
 
 
 def _text(column: np.ndarray, i: int, boxsize: int) -> str:
     return column[i, :boxsize**4].tobytes().decode()
+
+
+def _decimal(column: np.ndarray, i: int) -> float | None:
+    return None if np.isnan(column[i]) else float(column[i])
+
+
+def _techniques(batch: BatchResult, i: int, boxsize: int | None) -> dict[str, int] | None:
+    """Row ``i``'s ``se_techniques``: the families on its SE path with their counts (those
+    used only), None where ``se`` is null."""
+    if np.isnan(batch.se[i]):
+        return None
+    return {name: int(count) for name, count in zip(SE_TECHNIQUES, batch.se_techniques[i],
+                                                     strict=True) if count}
 
 
 # The fields of one puzzle's result (SPEC section 3, then 5, 6 and 7), in order, each with how
@@ -64,6 +78,11 @@ ROW = {
     # SPEC 5.3; None unless asked for, unique, and at most 3
     "backdoor_size": lambda batch, i, b: (None if batch.backdoor_size[i] == MISSING
                                           else int(batch.backdoor_size[i])),
+    # SPEC 5.4, 9 x 9 only; None unless asked for and unique, and over the SE work budget
+    "se": lambda batch, i, b: _decimal(batch.se, i),
+    "se_ep": lambda batch, i, b: _decimal(batch.se_ep, i),
+    "se_ed": lambda batch, i, b: _decimal(batch.se_ed, i),
+    "se_techniques": _techniques,
     # SPEC 6; None unless asked for, and for an invalid puzzle
     "canonical": lambda batch, i, b: (_text(batch.canonical, i, b) if batch.canonical[i, 0]
                                       else None),
@@ -106,6 +125,10 @@ class BatchResult:
     grade: np.ndarray  # int8, index into GRADES; -1 = null
     rating: np.ndarray  # float64; NaN = null
     backdoor_size: np.ndarray  # int8; -1 = null
+    se: np.ndarray  # float64 (SPEC 5.4's ER); NaN = null
+    se_ep: np.ndarray  # float64; NaN = null
+    se_ed: np.ndarray  # float64; NaN = null
+    se_techniques: np.ndarray  # (n, len(SE_TECHNIQUES)) int16; rows where se is null unused
     canonical: np.ndarray  # (n, C) uint8 ASCII, "." for blanks; zero bytes = null
 
     def __len__(self) -> int:
@@ -133,7 +156,8 @@ class BatchResult:
         for name, value in vars(parts[0][1]).items():
             if name == "error":
                 continue
-            shape = (n, width) if np.ndim(value) == 2 else (n,)
+            grid_shaped = np.ndim(value) == 2 and name in ("first_solution", "canonical")
+            shape = (n, width) if grid_shaped else (n, *np.shape(value)[1:])
             fields[name] = np.zeros(shape, np.asarray(value).dtype)
         error: list[str | None] = [None] * n
         for rows, part in parts:
@@ -206,7 +230,8 @@ def solve_ascii(rows: np.ndarray, options: SolveOptions | None = None, *,
         search_nodes=found.search_nodes, first_solution=written.ascii(found.first_solution),
         has_solution=(found.n_solutions > 0) & ~bad, solve_us=found.solve_ns / 1000.0,
         grade=measured.grade, rating=measured.rating, backdoor_size=measured.backdoor_size,
-        canonical=canonical,
+        se=measured.se, se_ep=measured.se_ep, se_ed=measured.se_ed,
+        se_techniques=measured.se_techniques, canonical=canonical,
     )
 
 
@@ -297,6 +322,26 @@ def explain(puzzle: str, options: SolveOptions | None = None, **changes) -> Iter
     return ladder.explain(bird.read_mat(text_of(grids[0])), options.grade_limit)
 
 
+def se_path(puzzle: str, *, implementation: str = "fast") -> Iterator[SEHint]:
+    """The Sudoku Explainer path of one 9 x 9 puzzle (SPEC 5.4): the hints serate applies, in
+    order, each yielded as soon as it is found (``hint.text`` reads e.g. ``Hidden Pair: 2,5 in
+    r1c8,r3c8 => r1c8<>7 (3.4)``). No work budget: it runs until the grid is full or no rule
+    applies. ValueError (at once) for a text that is not a 9 x 9 puzzle.
+
+    >>> easy = "2....1.38........5.7...6..........13.981..25731....8..9..8...2..5..697844..25...."
+    >>> next(se_path(easy)).text
+    'Hidden Single: 2 in block 3 => r3c9=2 (1.2)'
+    """
+    text = strip_line_ending(puzzle)
+    error = (length_error(len(text), 3) if len(text) != 81
+             else parse_error(text, 3, ""))
+    if error:
+        raise ValueError(error)
+    rows, _ = ascii_rows([text], 81)
+    grids, _ = grids_from_ascii(rows, "")
+    return implementation_of(implementation).se_path(text_of(grids[0]))
+
+
 def implementation_of(name: str) -> Compiled | Reference:
     """The implementation called ``name`` (one of IMPLEMENTATIONS): the one object whose
     methods every entry point calls."""
@@ -319,6 +364,21 @@ def difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
     elsewhere. ``found`` is what the search found for ``grids`` (``solve_grids``)."""
     options = options_with(options, changes)
     return implementation_of(implementation).difficulty(grids, status, found, options)
+
+
+def _se_columns(measured: Difficulty, grids: np.ndarray, rows: np.ndarray, budget: int,
+                se_rating: Callable[[str, int], Any]) -> None:
+    """SPEC 5.4 for ``rows`` of a 9 x 9 batch, into ``measured``: ER, EP, ED and the count of
+    each technique family on the path (``se_techniques``), as ``se_rating`` (an implementation's:
+    puzzle text, work budget -> ``solver.reference.se.SERating``) rates them; null over the
+    budget."""
+    for i in rows:
+        rated = se_rating(text_of(grids[i]), budget)
+        if rated.over_budget:
+            continue
+        measured.se[i], measured.se_ep[i], measured.se_ed[i] = rated.er, rated.ep, rated.ed
+        for name, count in rated.techniques.items():
+            measured.se_techniques[i, SE_TECHNIQUES.index(se_technique(name))] += count
 
 
 # -- the two implementations, one object each with the same methods --------------------------------
@@ -370,7 +430,22 @@ class Compiled:
 
                 measured.backdoor_size[harder] = measures.backdoor_sizes(
                     grids[harder], found.first_solution[harder], boxsize)
+        if options.measured("se") and boxsize == 3:
+            _se_columns(measured, grids, np.flatnonzero(unique), options.se_budget, self.se_rating)
         return measured
+
+    # The SE rating is, for now, the reference's (``solver.reference.se``): exact against serate,
+    # but plain Python (milliseconds for an easy puzzle, seconds for ER 7-9, minutes beyond).
+    # ``solver.compiled.se.se_rating`` (the same arguments and record) replaces it here.
+    def se_rating(self, puzzle: str, max_work: int | None = None) -> Any:
+        from solver.reference.se import se_rating
+
+        return se_rating(puzzle, max_work)
+
+    def se_path(self, puzzle: str) -> Iterator[SEHint]:
+        from solver.reference.se import se_path
+
+        return se_path(puzzle)
 
     def canonical(self, grids: np.ndarray) -> np.ndarray:
         from solver.compiled.canonical import canonical_grids
@@ -420,7 +495,21 @@ class Reference:
                 solution = bird.read_mat(text_of(found.first_solution[i]))
                 size = ladder.backdoor_size(g, solution, ladder.largest_backdoor(len(g)))
                 measured.backdoor_size[i] = MISSING if size is None else size
+        if options.measured("se") and grids.shape[1] == 81:
+            _se_columns(measured, grids, np.flatnonzero(status == UNIQUE), options.se_budget,
+                        self.se_rating)
         return measured
+
+    def se_rating(self, puzzle: str, max_work: int | None = None) -> Any:
+        """``solver.reference.se``: serate's rules in plain Python."""
+        from solver.reference.se import se_rating
+
+        return se_rating(puzzle, max_work)
+
+    def se_path(self, puzzle: str) -> Iterator[SEHint]:
+        from solver.reference.se import se_path
+
+        return se_path(puzzle)
 
     def canonical(self, grids: np.ndarray) -> np.ndarray:
         """``solver.reference.canonical``, which walks the symmetries one by one."""

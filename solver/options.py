@@ -18,9 +18,11 @@ from solver.vocabulary import (
     DEFAULT_GRADE_LIMIT,
     DEFAULT_MAX_NODES,
     DEFAULT_RATING_SAMPLES,
+    DEFAULT_SE_BUDGET,
     GRADE_LIMITS,
     MAX_NODES_LIMIT,
     MAX_RATING_SAMPLES,
+    MAX_SE_BUDGET,
     MAX_SOLUTIONS_LIMIT,
     MEASURES,
     PRUNE_VARIANTS,
@@ -113,7 +115,8 @@ class Limits(NamedTuple):
 @dataclass(frozen=True)
 class SolveOptions:
     """How to search (SPEC section 2: variant, rule set, caps), what to measure (sections 5
-    and 6; ``grade_limit``, the last rung of the ladder the grade tries), and how puzzles are
+    and 6; ``grade_limit``, the last rung of the ladder the grade tries; ``se_budget``, the
+    propagation steps an SE rating may take), and how puzzles are
     written (section 7: box size, alphabet), validated on construction.
 
     >>> SolveOptions(rules="singles").hidden_singles
@@ -132,6 +135,7 @@ class SolveOptions:
     boxsize: int | str = 3
     alphabet: str = ""
     grade_limit: str = DEFAULT_GRADE_LIMIT
+    se_budget: int = DEFAULT_SE_BUDGET
 
     def __post_init__(self) -> None:
         check_count("max_solutions", self.max_solutions, MAX_SOLUTIONS_LIMIT)
@@ -144,6 +148,7 @@ class SolveOptions:
         object.__setattr__(self, "boxsize", check_boxsize(self.boxsize))
         check_alphabet(self.alphabet, self.boxsize)
         check_choice("grade_limit", self.grade_limit, GRADE_LIMITS)
+        check_count("se_budget", self.se_budget, MAX_SE_BUDGET)
 
     @property
     def prune_once(self) -> bool:

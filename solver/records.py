@@ -6,6 +6,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from solver.vocabulary import SE_TECHNIQUES
+
 
 class SearchColumns(NamedTuple):
     """What the search found for each row of a batch (SPEC section 3's numbers), as arrays."""
@@ -46,8 +48,14 @@ class Difficulty(NamedTuple):
     grade: np.ndarray  # int8, index into GRADES; MISSING = null
     rating: np.ndarray  # float64; NaN = null
     backdoor_size: np.ndarray  # int8; MISSING = null
+    se: np.ndarray  # float64 (SPEC 5.4: ER); NaN = null
+    se_ep: np.ndarray  # float64; NaN = null
+    se_ed: np.ndarray  # float64; NaN = null
+    se_techniques: np.ndarray  # (n, len(SE_TECHNIQUES)) int16: hints of each family on the path
 
     @classmethod
     def null(cls, n: int) -> Difficulty:
         return cls(grade=np.full(n, MISSING, np.int8), rating=np.full(n, np.nan),
-                   backdoor_size=np.full(n, MISSING, np.int8))
+                   backdoor_size=np.full(n, MISSING, np.int8), se=np.full(n, np.nan),
+                   se_ep=np.full(n, np.nan), se_ed=np.full(n, np.nan),
+                   se_techniques=np.zeros((n, len(SE_TECHNIQUES)), np.int16))

@@ -43,10 +43,87 @@ GRADES = ("prune", "singles", "intersections", "subsets", "fish", "wings", "tria
 # grade "search". T2 costs most: "subsets" keeps the cost of the four-rung ladder.
 GRADE_LIMITS = GRADES[:-1]
 DEFAULT_GRADE_LIMIT = "trial2"
-MEASURES = ("rating", "backdoor", "canonical")
+MEASURES = ("rating", "backdoor", "canonical", "se")
 DEFAULT_RATING_SAMPLES = 32
 # A rating costs one search of every copy, so its time grows linearly with the samples. The depths
 # of one puzzle's copies spread by about 2 levels (sd 1.96 on top1465, 1.68 on forum_hardest), so
 # the default's standard error is about 0.3 of a level; at 1,024 it is 0.06, for 32 times the
 # default's time. More would buy nothing a user could see.
 MAX_RATING_SAMPLES = 1024
+
+# SPEC 5.4: the Sudoku Explainer rating's work budget, in the chains' propagation steps (a
+# candidate taken off a propagation queue, nested propagations included; counted alike by both
+# implementations, so the same rows are over it whichever computes). Paths up to ER 7.5 take
+# none, the test excerpt's ER 8.3-9.5 ones 10 thousand to 730 thousand, forum_hardest_1106
+# line 3 (ER 10.3) 2.2 million (docs/measures.md, "The SE work budget"); the reference takes 10
+# to 100 thousand a second, a compiled rater is to take millions to tens of millions, for which
+# the default is a few seconds a row. Past it a row's se is null and the summary counts it.
+DEFAULT_SE_BUDGET = 20_000_000
+MAX_SE_BUDGET = 10_000_000_000
+
+# SPEC 5.4: the columns of ``se_techniques``, one per family of Sudoku Explainer's techniques, in
+# serate's order of its rules, and the family of each hint name SE gives (``se_technique``). The
+# variable part of a name (a loop's size and type, a BUG's type, a nesting level from 2 on) is
+# not in the table: ``se_technique`` folds it away first.
+SE_TECHNIQUE_OF = {
+    "Hidden Single": "hidden_single",
+    "Direct Pointing": "direct_pointing",
+    "Direct Claiming": "direct_claiming",
+    "Direct Hidden Pair": "direct_hidden_pair",
+    "Naked Single": "naked_single",
+    "Direct Hidden Triplet": "direct_hidden_triplet",
+    "Pointing": "pointing",
+    "Claiming": "claiming",
+    "Generalized Intersection": "generalized_intersection",
+    "Naked Pair": "naked_pair",
+    "X-Wing": "x_wing",
+    "Hidden Pair": "hidden_pair",
+    "Naked Triplet": "naked_triplet",
+    "Swordfish": "swordfish",
+    "Hidden Triplet": "hidden_triplet",
+    "XY-Wing": "xy_wing",
+    "XYZ-Wing": "xyz_wing",
+    "Unique Rectangle": "unique_rectangle",  # types 1-4
+    "Unique Loop": "unique_loop",  # of 6, 8, 10 ... cells, types 1-4
+    "Naked Quad": "naked_quad",
+    "Jellyfish": "jellyfish",
+    "Hidden Quad": "hidden_quad",
+    "BUG": "bug",  # types 1-4
+    "Aligned Pair Exclusion": "aligned_pair_exclusion",
+    "Bidirectional X-Cycle": "x_cycle",
+    "Generalized X-Wing": "x_cycle",  # an X-cycle of four cells
+    "Bidirectional Y-Cycle": "y_cycle",
+    "Bidirectional Cycle": "xy_cycle",
+    "Forcing X-Chain": "forcing_x_chain",
+    "Turbot Fish": "forcing_x_chain",  # a forcing X-chain of six candidates
+    "Forcing Chain": "forcing_chain",
+    "Aligned Triplet Exclusion": "aligned_triplet_exclusion",
+    "Nishio Forcing Chains": "nishio_forcing_chains",
+    "Cell Forcing Chains": "cell_forcing_chains",
+    "Region Forcing Chains": "region_forcing_chains",
+    "Dynamic Contradiction Forcing Chains": "dynamic_contradiction_forcing_chains",
+    "Dynamic Double Forcing Chains": "dynamic_double_forcing_chains",
+    "Dynamic Cell Forcing Chains": "dynamic_cell_forcing_chains",
+    "Dynamic Region Forcing Chains": "dynamic_region_forcing_chains",
+    "Dynamic Contradiction Forcing Chains (+)": "dynamic_forcing_chains_plus",
+    "Dynamic Double Forcing Chains (+)": "dynamic_forcing_chains_plus",
+    "Dynamic Cell Forcing Chains (+)": "dynamic_forcing_chains_plus",
+    "Dynamic Region Forcing Chains (+)": "dynamic_forcing_chains_plus",
+    "Nested Forcing Chains": "nested_forcing_chains",  # levels 2-5: "(+ Forcing Chains)" ...
+}
+SE_TECHNIQUES = tuple(dict.fromkeys(SE_TECHNIQUE_OF.values()))
+
+
+def se_technique(name: str) -> str:
+    """The ``se_techniques`` field of a hint SE names ``name``, e.g. ``Unique Loop 8 type 3
+    (w/Naked Pair)`` -> ``unique_loop``; KeyError for a name SE does not give.
+
+    >>> se_technique("Dynamic Region Forcing Chains (+ Multiple Forcing Chains)")
+    'nested_forcing_chains'
+    """
+    for family in ("Unique Rectangle", "Unique Loop", "BUG"):
+        if name.startswith(family + " "):
+            return SE_TECHNIQUE_OF[family]
+    if " (+ " in name:  # a nesting level from 2 on; level 1 is " (+)"
+        return SE_TECHNIQUE_OF["Nested Forcing Chains"]
+    return SE_TECHNIQUE_OF[name]

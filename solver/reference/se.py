@@ -98,37 +98,70 @@ def se_path(puzzle: str) -> Iterator[Hint]:
 @dataclass(frozen=True)
 class SERating:
     """serate's three numbers (one decimal, as it prints them) and the techniques of the path
-    with how often each was applied (named as SE names its hints)."""
+    with how often each was applied (named as SE names its hints). ``work``: the chains'
+    propagation steps the rating took (``se_chains.Meter``); when they passed the budget
+    (``over_budget``) the rating stopped there, and ER, EP and ED are None."""
 
-    er: float
-    ep: float
-    ed: float
+    er: float | None
+    ep: float | None
+    ed: float | None
     techniques: dict[str, int] = field(default_factory=dict)
     steps: int = 0
     solved: bool = True
+    work: int = 0
+    over_budget: bool = False
 
 
-def se_rating(puzzle: str) -> SERating:
+@dataclass
+class Difficulties:
+    """serate's three numbers as its path goes (``Solver.getDifficulty``): ER the highest
+    difficulty so far, ED the running highest after the first step, EP the running highest
+    after the first step that places a digit."""
+
+    er: float = 0.0
+    ep: float = 0.0
+    ed: float = 0.0
+
+    def step(self, hint: Hint) -> None:
+        """Take the next hint of the path into account."""
+        self.er = max(self.er, hint.difficulty)
+        if self.ep == 0.0:
+            if self.ed == 0.0:
+                self.ed = self.er
+            if hint.placement is not None:
+                self.ep = self.er
+
+    def text(self) -> str:
+        """'ER/EP/ED: 7.1/1.2/1.2', one decimal each, as serate prints them."""
+        return f"ER/EP/ED: {rounded(self.er):.1f}/{rounded(self.ep):.1f}/{rounded(self.ed):.1f}"
+
+
+def se_rating(puzzle: str, max_work: int | None = None) -> SERating:
     """ER, EP and ED of ``puzzle`` as serate computes them (``Solver.getDifficulty``): ER the
     highest difficulty on the path, ED the running highest after the first step, EP the running
-    highest after the first step that places a digit. A puzzle no rule finishes gets ER 20.0."""
-    er = ep = ed = 0.0
+    highest after the first step that places a digit. A puzzle no rule finishes gets ER 20.0.
+
+    ``max_work``: the most propagation steps the chains may take (``se_chains.Meter``; None: no
+    limit); past it the rating stops and says so (``over_budget``, ER, EP and ED None)."""
+    found = Difficulties()
     techniques: Counter[str] = Counter()
     steps = 0
     grid = Grid.from_puzzle(puzzle)
     solved = True
-    while not grid.is_solved():
-        hint = next_hint(grid)
-        if hint is None:
-            er, solved = NO_HINT, False
-            break
-        steps += 1
-        techniques[hint.technique] += 1
-        er = max(er, hint.difficulty)
-        hint.apply(grid)
-        if ep == 0.0:
-            if ed == 0.0:
-                ed = er
-            if hint.placement is not None:
-                ep = er
-    return SERating(rounded(er), rounded(ep), rounded(ed), dict(techniques), steps, solved)
+    meter = se_chains.meter = se_chains.Meter(max_work)
+    try:
+        while not grid.is_solved():
+            hint = next_hint(grid)
+            if hint is None:
+                found.er, solved = NO_HINT, False
+                break
+            steps += 1
+            techniques[hint.technique] += 1
+            hint.apply(grid)
+            found.step(hint)
+    except se_chains.OverBudget:
+        return SERating(None, None, None, dict(techniques), steps, False, meter.spent, True)
+    finally:
+        se_chains.meter = se_chains.Meter()
+    return SERating(rounded(found.er), rounded(found.ep), rounded(found.ed), dict(techniques),
+                    steps, solved, meter.spent)

@@ -53,6 +53,39 @@ from solver.reference.se_grid import (
 NAKED, HIDDEN_BLOCK, HIDDEN_ROW, HIDDEN_COLUMN, ADVANCED = 0, 1, 2, 3, 4
 
 
+# -- The work budget -------------------------------------------------------------------------------
+
+
+class OverBudget(Exception):
+    """A rating's chains did more work than its budget allows (``Meter.limit``)."""
+
+
+class Meter:
+    """The work of one rating's chains: candidates taken off a propagation's queues (the "on"
+    and the "off" ones, ``Chaining.propagate``), nested propagations included. It counts steps,
+    not seconds, so a puzzle is over a budget on every machine or on none, and the compiled
+    implementation counts the same unit. Past ``limit`` (None: no limit) the next propagation to
+    end raises ``OverBudget``."""
+
+    __slots__ = ("spent", "limit")
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.spent = 0
+        self.limit = limit
+
+    def charge(self, work: int) -> None:
+        self.spent += work
+        if self.limit is not None and self.spent > self.limit:
+            raise OverBudget(f"{self.spent:,} propagation steps, over the budget of "
+                             f"{self.limit:,}")
+
+
+# The meter of the rating under way (``se.se_rating`` sets one for each puzzle). One module-level
+# meter, rather than one handed to every rule and nested rule, keeps the rules' signatures those
+# of SE; the reference rates one puzzle at a time in a process.
+meter = Meter()
+
+
 def key(cell: int, digit: int, on: bool) -> int:
     """Candidates are equal when cell, digit and state are (SE's Potential.equals)."""
     return (cell * 10 + digit) * 2 + on
@@ -693,13 +726,17 @@ class Chaining:
                   to_off: dict[int, Node]) -> tuple[Node, Node] | None:
         """SE's doChaining: follow the implications of ``to_on`` and ``to_off`` (filled in),
         "on" candidates first, each in the order found. Returns (on, off) versions of a
-        candidate found both on and off, or None. The grid is left as it was."""
+        candidate found both on and off, or None. The grid is left as it was. The candidates
+        taken off the queues are charged to the rating's ``meter`` (which may raise
+        ``OverBudget``)."""
         saved = board.saved()
         source = saved if self.dynamic else None
         cell_rule = not self.nishio
         pending_on, pending_off = deque(to_on.values()), deque(to_off.values())
+        popped = 0  # the work this propagation charges to the rating's meter, at its end
         try:
             while pending_on or pending_off:
+                popped += 1
                 if pending_on:
                     p = pending_on.popleft()
                     for off in on_to_off(board, p, cell_rule, to_off, to_on):
@@ -730,6 +767,7 @@ class Chaining:
             return None
         finally:
             board.restore(saved)
+            meter.charge(popped)
 
     # -- nested rules (levels 1..5)
 

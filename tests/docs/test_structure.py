@@ -10,6 +10,7 @@ import sys
 import tomllib
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from pipeline.settings import DECLARED, SETTING_NAMES, load_settings
@@ -72,7 +73,9 @@ def test_the_manual_column_table_is_the_table_of_result_columns():
     rows = re.findall(r"^\| `(\w+)` \| (\w+) \|", section, flags=re.MULTILINE)
     assert [name for name, _ in rows] == [column.name for column in RESULT_COLUMNS]
     for (name, written), column in zip(rows, RESULT_COLUMNS, strict=True):
-        assert written == str(column.type), name
+        # a struct's fields are listed in its meaning (se_techniques), not in the type cell
+        expected = "struct" if column.type.id == pa.struct([]).id else str(column.type)
+        assert written == expected, name
 
 
 def test_the_spec_travels_with_the_project_whole():

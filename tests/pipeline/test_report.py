@@ -23,8 +23,8 @@ from pipeline.stats import PERCENTILES, Stats, percentile
 from pipeline.summary import summarize
 from tests.conftest import DATA, SAMPLE
 
-SECTIONS = ("grades", "effort", "givens", "duplicates", "rating", "backdoor", "statuses", "depth",
-            "groups", "hardest", "reasons", "run")
+SECTIONS = ("grades", "effort", "givens", "duplicates", "se", "se-table", "rating", "backdoor",
+            "statuses", "depth", "groups", "hardest", "reasons", "run")
 # What would make a browser fetch something: a URL in src/href, a style sheet import, a CSS url.
 FETCHES = (
     re.compile(r"""\b(?:src|href)\s*=\s*["']?\s*(?:https?:|ftp:)?//""", re.IGNORECASE),
@@ -37,9 +37,10 @@ FETCHES = (
 @pytest.fixture(scope="module")
 def measured_run(tmp_path_factory) -> Path:
     """The sample (every status, a collection column) and kaggle_20 (no such column), with
-    every measure, in several parts."""
+    every measure, in several parts (the SE rating with a small work budget: the sample's
+    hardest puzzles are over it, and rated in seconds, not minutes)."""
     out = tmp_path_factory.mktemp("report") / "run"
-    settings = load_settings(workers=1, batch_size=64, measures="all")
+    settings = load_settings(workers=1, batch_size=64, measures="all", se_budget=1000)
     solve_dataset([SAMPLE, DATA / "kaggle_20.csv"], out, settings, progress=False)
     return out
 
@@ -54,7 +55,7 @@ def report(measured_run) -> str:
 def test_the_report_has_every_section(report, measured_run):
     for anchor in SECTIONS:
         assert f'<section id="{anchor}">' in report, anchor
-    assert report.count("<svg") == 7  # grades, effort, givens, rating (2), backdoor, depth
+    assert report.count("<svg") == 8  # grades, effort, givens, se, rating (2), backdoor, depth
     assert report.count('<pre class="grid">') == 20
     assert "expected 81 cells, got 80" in report  # a reason of an invalid row
     assert "Up to symmetry" in report and "Not measured" not in report
@@ -92,7 +93,7 @@ def test_a_run_without_measures_says_what_is_missing(kaggle_csv, tmp_path):
     out = tmp_path / "plain"
     solve_dataset([kaggle_csv], out, load_settings(workers=1), progress=False)
     page = Path(write_report(out)[0]).read_text()
-    assert page.count("Not measured in this run") == 2  # rating, backdoor size
+    assert page.count("Not measured in this run") == 3  # se, rating, backdoor size
     assert "No canonical forms in this run" in page
 
 
@@ -308,13 +309,22 @@ def test_summarize_duplicates_names_the_inputs_that_share_puzzles(cli, tmp_path)
     assert as_json["symmetry"]["shared"] == [{"inputs": [str(first), str(second)], "classes": 2}]
 
 
+def _hardest_first(frame: pl.DataFrame) -> pl.DataFrame:
+    """The unique or solved rows, hardest first as --hardest ranks a run that measured se: by
+    se (a unique row over the SE work budget above every rated one), rating, search nodes."""
+    over = pl.col("se").is_null() & (pl.col("status") == "unique") & (pl.col("boxsize") == 3)
+    return (frame.filter(pl.col("status").is_in(["unique", "solved"]))
+            .with_columns(pl.when(over).then(float("inf")).otherwise(pl.col("se")).alias("_se"))
+            .sort(["_se", "rating", "search_nodes"], descending=True, nulls_last=True,
+                  maintain_order=True))
+
+
 def test_summarize_hardest_lists_the_puzzles_to_copy(cli, measured_run):
     done = cli("summarize", measured_run, "--hardest", "5")
     assert done.exit_code == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].split()[:4] == ["#", "rating", "nodes", "depth"] and len(lines) == 6
-    frame = pl.read_parquet(measured_run).filter(pl.col("status").is_in(["unique", "solved"]))
-    top = frame.sort(["rating", "search_nodes"], descending=True, nulls_last=True).head(5)
+    assert lines[0].split()[:4] == ["#", "se", "rating", "nodes"] and len(lines) == 6
+    top = _hardest_first(pl.read_parquet(measured_run)).head(5)
     assert "where (the column row: from 0, no header or comment)" in lines[0]  # issue 33.3
     for line, (grid, source, row) in zip(lines[1:], top.select("grid", "source", "row").rows(),
                                          strict=True):
@@ -353,13 +363,12 @@ def test_summarize_by_and_hardest_give_the_hardest_of_each_group(cli, measured_r
     assert done.exit_code == 0, done.stderr
     groups = json.loads(done.stdout)
     assert list(groups) == [g for g in solver.GRADES if g in groups]
-    frame = pl.read_parquet(measured_run).filter(pl.col("status").is_in(["unique", "solved"]))
+    frame = _hardest_first(pl.read_parquet(measured_run))
     for grade, hards in groups.items():
-        top = frame.filter(pl.col("grade") == grade).sort(
-            ["rating", "search_nodes"], descending=True, nulls_last=True, maintain_order=True).head(2)
+        top = frame.filter(pl.col("grade") == grade).head(2)
         assert [hard["grid"] for hard in hards] == top["grid"].to_list(), grade
     text = cli("summarize", measured_run, "--by", "collection", "--hardest", "1").stdout
-    assert text.startswith("collection ") and text.count("  #  rating") >= 3
+    assert text.startswith("collection ") and text.count("  #    se  rating") >= 3
     assert cli("summarize", measured_run, "--by", "grade", "--duplicates").exit_code == 2
 
 
