@@ -434,16 +434,14 @@ class Compiled:
             _se_columns(measured, grids, np.flatnonzero(unique), options.se_budget, self.se_rating)
         return measured
 
-    # The SE rating is, for now, the reference's (``solver.reference.se``): exact against serate,
-    # but plain Python (milliseconds for an easy puzzle, seconds for ER 7-9, minutes beyond).
-    # ``solver.compiled.se.se_rating`` (the same arguments and record) replaces it here.
+    # The compiled SE rating (``solver.compiled.se``): the reference's path, compiled.
     def se_rating(self, puzzle: str, max_work: int | None = None) -> Any:
-        from solver.reference.se import se_rating
+        from solver.compiled.se import se_rating
 
         return se_rating(puzzle, max_work)
 
     def se_path(self, puzzle: str) -> Iterator[SEHint]:
-        from solver.reference.se import se_path
+        from solver.compiled.se import se_path
 
         return se_path(puzzle)
 

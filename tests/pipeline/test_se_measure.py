@@ -23,7 +23,7 @@ from solver.reference.se import se_rating
 from solver.reference.se_chains import BINARY, CELL, CYCLE, FORCING, REGION, ChainHint, Chaining, Node
 from solver.vocabulary import SE_TECHNIQUES, se_technique
 from tests.conftest import ROOT
-from tests.test_se_reference import ROWS
+from tests.solver.test_se_reference import ROWS
 
 BY_SOURCE = {row["source"]: row for row in ROWS}
 # Quick to rate, and between them most of the simple techniques: singles, direct hints, an
