@@ -226,9 +226,9 @@ def _reduce(state, work, puzzle, solution, placed, orbits, minimal, tables):
     for cell in range(puzzle.shape[0]):
         puzzle[cell] = solution[cell]
     # ``placed``: the digits given in each unit, kept up to date as cells go and come back
-    # (``work.placed`` is the root's scratch). It is allocated once a batch and passed in, the
-    # one 8th parameter of this module: allocated here, once a draw, 4 x 4 draws measured 1.05
-    # against 1.02 times main (BENCHMARKS.md, issue 30).
+    # (``work.placed`` is the root's scratch). It comes allocated once a batch, this module's one
+    # 8th parameter: allocated here, once a draw, 4 x 4 draws measured 1.05 times main's time,
+    # passed in 1.02 (BENCHMARKS.md, issue 30).
     unit_of = tables.unit_of
     for unit in range(placed.shape[0]):
         placed[unit] = tables.full
