@@ -218,7 +218,7 @@ def _random_grid(state, work, grid, solution, tables):
 
 
 @compiled
-def _reduce(state, work, puzzle, solution, orbits, minimal, tables):
+def _reduce(state, work, puzzle, solution, placed, orbits, minimal, tables):
     """Blank the orbits of ``puzzle`` (the solution, to start) in a random order while the
     solution stays unique; with ``minimal`` every orbit is tried, else until one cannot go."""
     n_orbits = orbits.shape[0]
@@ -226,9 +226,12 @@ def _reduce(state, work, puzzle, solution, orbits, minimal, tables):
     for cell in range(puzzle.shape[0]):
         puzzle[cell] = solution[cell]
     # ``placed``: the digits given in each unit, kept up to date as cells go and come back
-    # (``work.placed`` is the root's scratch).
+    # (``work.placed`` is the root's scratch). It comes allocated once a batch, this module's one
+    # 8th parameter: allocated here, once a draw, 4 x 4 draws measured 1.05 times main's time,
+    # passed in 1.02 (BENCHMARKS.md, issue 30).
     unit_of = tables.unit_of
-    placed = np.full(tables.units.shape[0], tables.full, np.int64)
+    for unit in range(placed.shape[0]):
+        placed[unit] = tables.full
     for k in range(n_orbits):
         orbit = orbits[order[k]]
         for m in range(4):
@@ -364,10 +367,11 @@ def _candidates(seed, first, puzzles, solutions, orbits, minimal, tables):
     work = work_arrays(tables)
     grid = np.zeros(cells, np.uint8)
     state = np.zeros(1, np.uint64)
+    placed = np.zeros(tables.units.shape[0], np.int64)
     for i in range(puzzles.shape[0]):
         state[0] = _mix(seed ^ _mix(np.uint64(first + i) + np.uint64(0x9E3779B97F4A7C15)))
         _random_grid(state, work, grid, solutions[i], tables)
-        _reduce(state, work, puzzles[i], solutions[i], orbits, minimal, tables)
+        _reduce(state, work, puzzles[i], solutions[i], placed, orbits, minimal, tables)
 
 
 # -- 9 x 9: the same draws on 9-bit masks ---------------------------------------------------------

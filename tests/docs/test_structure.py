@@ -4,6 +4,7 @@ docs/usage.md), and the manual's table of result columns as pipeline/columns.py 
 
 from __future__ import annotations
 
+import ast
 import re
 import subprocess
 import sys
@@ -27,6 +28,26 @@ def test_the_import_layers_hold():
     done = subprocess.run([str(linter)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 broken" in done.stdout
+
+
+def compiled_functions_with_many_parameters(most: int = 7) -> list[str]:
+    """The compiled functions of solver/ (decorated ``@compiled``) taking more than ``most``
+    parameters, as ``path:line name count``."""
+    found = []
+    for path in sorted((ROOT / "solver").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.FunctionDef) and len(node.args.args) > most
+                    and any("compiled" in ast.unparse(d) for d in node.decorator_list)):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} "
+                             f"{len(node.args.args)}")
+    return found
+
+
+def test_compiled_functions_take_records():
+    """Issue 30: arrays and limits travel as records (grid.Tables, options.Limits, a module's
+    Work); at most 5 compiled functions take more than 7 parameters."""
+    many = compiled_functions_with_many_parameters()
+    assert len(many) <= 5, many
 
 
 def test_every_setting_is_an_option_of_solve_dataset(cli):
