@@ -149,8 +149,12 @@ def load_solver(options: SolveOptions, quiet: bool = False) -> float:
         other = None if compiled_before(GRADE_MODULE) else start_difficulty(options, quiet)
         try:
             load_search(options)
-        finally:
-            finish(other)
+        except BaseException:  # Ctrl-C, SIGTERM: the second process goes too, and says nothing
+            if other is not None:
+                other.kill()
+                other.wait()
+            raise
+        finish(other)
         if 3 in options.boxsizes:
             import solver
 
