@@ -101,10 +101,11 @@ def load_difficulty(options: SolveOptions) -> None:
 
     if 3 not in options.boxsizes:
         options = replace(options, measures=())
+    nine = replace(options, boxsize=3, alphabet="")  # the grids are values: no alphabet
     grids = warm_up_grids(3)
-    found = solver.solve_grids(grids, replace(options, boxsize=3), implementation="reference")
+    found = solver.solve_grids(grids, nine, implementation="reference")
     unique = np.full(len(grids), STATUSES.index("unique"), np.uint8)
-    solver.difficulty(grids, unique, found, replace(options, boxsize=3, alphabet=""))
+    solver.difficulty(grids, unique, found, nine)
 
 
 def load_search(options: SolveOptions) -> None:
@@ -149,8 +150,12 @@ def load_solver(options: SolveOptions, quiet: bool = False) -> float:
         other = None if compiled_before(GRADE_MODULE) else start_difficulty(options, quiet)
         try:
             load_search(options)
-        finally:
-            finish(other)
+        except BaseException:  # Ctrl-C, SIGTERM: the second process goes too, and says nothing
+            if other is not None:
+                other.kill()
+                other.wait()
+            raise
+        finish(other)
         if 3 in options.boxsizes:
             import solver
 

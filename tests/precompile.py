@@ -50,6 +50,9 @@ def compile_all() -> None:
     other = start_difficulty(SolveOptions(measures=MEASURES), quiet=True)
     try:
         this_half()
-    finally:
-        finish(other)
+    except BaseException:
+        other.kill()
+        other.wait()
+        raise
+    finish(other)
     everything()

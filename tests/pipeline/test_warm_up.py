@@ -66,7 +66,7 @@ def test_a_measure_asked_for_loads_its_kernels_and_no_other_measure():
 
 
 def test_a_16x16_run_loads_the_any_size_search_and_not_the_9x9_one():
-    loaded = _loaded(boxsize=4)
+    loaded = _loaded(boxsize=4, alphabet="0123456789ABCDEF")  # the 9 x 9 warm-up takes none
     assert {SEARCH, GRADE} <= loaded
     assert not loaded & ({SEARCH_9X9} | MEASURES | NEVER_IN_A_RUN)
 
