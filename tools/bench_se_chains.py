@@ -8,7 +8,7 @@ beforehand), their ratio, the median ratio per position, and the work (candidate
 propagation queues) per position. Figures only: nothing fails on a time.
 
     python tools/bench_se_chains.py [--positions tests/data/se/chain_positions.tsv]
-        [--repeat 3] [--rules 20,22,23,24]
+        [--repeat 3] [--rules 20,22,23,24,25] [--every 1]
 """
 
 from __future__ import annotations
@@ -65,10 +65,12 @@ def main() -> None:
                         default=ROOT / "tests" / "data" / "se" / "chain_positions.tsv")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rules", default=",".join(map(str, sorted(compiled.COMPILED_RULES))))
+    parser.add_argument("--every", type=int, default=1, help="time every N-th position only")
     args = parser.parse_args()
     rules = {int(r) for r in args.rules.split(",")}
-    positions = [p for p in read_positions(args.positions) if p[1] in rules]
-    print(f"dataset: {args.positions} ({len(positions)} positions of rules {sorted(rules)})")
+    positions = [p for p in read_positions(args.positions) if p[1] in rules][::args.every]
+    print(f"dataset: {args.positions}, every {args.every}: {len(positions)} positions "
+          f"of rules {sorted(rules)}")
     print(f"machine: {platform.machine()} {platform.processor() or ''} {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f}; "
           f"CPU seconds (process time)")

@@ -185,7 +185,7 @@ def _restore(cands, pos, cands0, pos0):
 # -- the implication rules (the reference's on_to_off and off_to_on) ---------------------------
 
 
-@compiled
+@compiled(inline="always")
 def _on_to_off(p, cell_rule, filtered, slot, lookup, cands, pos, nodes, parents, ctr, out):
     """What an "on" node turns off, into ``out``: the cell's other candidates (``cell_rule``),
     then the digit in the block, row and column, each cell once. ``filtered`` (a propagation):
@@ -225,7 +225,7 @@ def _on_to_off(p, cell_rule, filtered, slot, lookup, cands, pos, nodes, parents,
     return count
 
 
-@compiled
+@compiled(inline="always")
 def _off_to_on(p, cell_rule, region_rule, dynamic, filtered, slot, lookup, cands, pos, cands0,
                pos0, nodes, parents, ctr, out):
     """What an "off" node turns on, into ``out``: the other candidate of a bivalue cell
