@@ -8,7 +8,10 @@ beforehand), their ratio, the median ratio per position, and the work (candidate
 propagation queues) per position. Figures only: nothing fails on a time.
 
     python tools/bench_se_chains.py [--positions tests/data/se/chain_positions.tsv]
-        [--repeat 3] [--rules 20,22,23,24]
+        [--repeat 3] [--rules 20,22,23,24,25] [--every 4] [--as-rule 25]
+
+``--as-rule R`` times rule R instead on the positions chosen (e.g. dynamic (+) where the dynamic
+rule applied: the positions where it applies itself are few).
 """
 
 from __future__ import annotations
@@ -65,10 +68,17 @@ def main() -> None:
                         default=ROOT / "tests" / "data" / "se" / "chain_positions.tsv")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--rules", default=",".join(map(str, sorted(compiled.COMPILED_RULES))))
+    parser.add_argument("--every", type=int, default=4,
+                        help="time every N-th position only (4: about 3 CPU minutes)")
+    parser.add_argument("--as-rule", type=int, help="time this rule on the positions instead")
     args = parser.parse_args()
     rules = {int(r) for r in args.rules.split(",")}
-    positions = [p for p in read_positions(args.positions) if p[1] in rules]
-    print(f"dataset: {args.positions} ({len(positions)} positions of rules {sorted(rules)})")
+    positions = [p for p in read_positions(args.positions) if p[1] in rules][::args.every]
+    if args.as_rule is not None:
+        positions = [(name, args.as_rule, values, cands) for name, _, values, cands in positions]
+        rules = {args.as_rule}
+    print(f"dataset: {args.positions}, every {args.every}: {len(positions)} positions "
+          f"of rules {args.rules}" + (f", timed with rule {args.as_rule}" if args.as_rule else ""))
     print(f"machine: {platform.machine()} {platform.processor() or ''} {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.2f}; "
           f"CPU seconds (process time)")

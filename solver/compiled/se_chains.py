@@ -11,7 +11,8 @@ stopped the same way.
 How the reference's objects are held here:
 
 - a candidate in a chain (SE's Potential) is a row of ``nodes``: cell, digit, on (1) or off (0),
-  cause (-1 none, 0 naked, 1..3 block/row/column), and where its parents lie in ``parents``
+  cause (-1 none, 0 naked, 1..3 block/row/column, 4 an inner rule's removal), and where its
+  parents lie in ``parents``
   (node indexes, first parent first). Its key is ``cell * 20 + digit * 2 + on``, the
   reference's ``Node.key``. The nodes are dropped once the start cell (or start candidate, for
   the static rule) is done: only the best hint so far is kept, copied out (``_offer``);
@@ -29,6 +30,10 @@ hint found, the first among equals, is kept here, with the same floats for the d
 The work counter is the reference's: one unit per candidate taken off ``pending_on`` or
 ``pending_off`` in ``Chaining.propagate`` (the cycles and forcing X-chains of the static rule
 have their own queues and count nothing).
+
+The hints returned carry no ``rule_parents`` (only a nested chain's inner rules use them, and
+those run inside the compiled code). A search that runs out of the fixed node pools (never seen
+on the test positions) answers with the reference.
 """
 
 from __future__ import annotations
@@ -185,7 +190,7 @@ def _restore(cands, pos, cands0, pos0):
 # -- the implication rules (the reference's on_to_off and off_to_on) ---------------------------
 
 
-@compiled
+@compiled(inline="always")
 def _on_to_off(p, cell_rule, filtered, slot, lookup, cands, pos, nodes, parents, ctr, out):
     """What an "on" node turns off, into ``out``: the cell's other candidates (``cell_rule``),
     then the digit in the block, row and column, each cell once. ``filtered`` (a propagation):
@@ -225,7 +230,7 @@ def _on_to_off(p, cell_rule, filtered, slot, lookup, cands, pos, nodes, parents,
     return count
 
 
-@compiled
+@compiled(inline="always")
 def _off_to_on(p, cell_rule, region_rule, dynamic, filtered, slot, lookup, cands, pos, cands0,
                pos0, nodes, parents, ctr, out):
     """What an "off" node turns on, into ``out``: the other candidate of a bivalue cell

@@ -103,6 +103,19 @@ def test_compiled_chains_give_the_reference_hint_and_work(row, rule, counted):
     _check(row, rule, counted)
 
 
+def _smallest_rows(count: int = 12):
+    """The positions with the fewest candidates: every compiled rule is quick there, the
+    reference's dynamic (+) too, and several give double forcing chains."""
+    return sorted(POSITIONS, key=lambda row: sum(m.bit_count() for m in row["cands"]))[:count]
+
+
+@pytest.mark.parametrize(("row", "rule"), [
+    pytest.param(row, rule, id=f"{row['source']}#{row['step']}-{RULE_NAMES[rule]}")
+    for row in _smallest_rows() for rule in sorted(compiled.COMPILED_RULES)])
+def test_every_compiled_rule_on_the_smallest_positions(row, rule, counted):
+    _check(row, rule, counted)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("row", "rule"), _cases(POSITIONS))
 def test_compiled_chains_on_every_position(row, rule, counted):
