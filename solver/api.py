@@ -436,7 +436,8 @@ class Compiled:
 
     # The SE rating is, for now, the reference's (``solver.reference.se``): exact against serate,
     # but plain Python (milliseconds for an easy puzzle, seconds for ER 7-9, minutes beyond).
-    # ``solver.compiled.se.se_rating`` (the same arguments and record) replaces it here.
+    # ``solver.compiled.se.se_rating`` (the same arguments and record) replaces it here, and the
+    # compiled path, when there is one, in ``se_path``.
     def se_rating(self, puzzle: str, max_work: int | None = None) -> Any:
         from solver.reference.se import se_rating
 
