@@ -111,9 +111,9 @@ def test_4x4_grids_of_several_solutions_or_none_grade_as_the_references(draw, bl
         assert fast_grades([candidate], boxsize=2) == reference_grades([candidate], "trial2")
 
 
-def test_the_trial2_example_is_trial2_whatever_order_its_cells_come_in():
-    """T2 tries the cells of fewest digits first and skips a solution's digits: the grade of
-    the trial2 example and of its symmetric copies stays trial2."""
+def test_the_trial2_example_is_trial2_in_every_order_of_its_cells():
+    """T2 skips a solution's digits and blocks T1 trials by images: the grade of the trial2
+    example and of its symmetric copies (its cells in other orders) stays trial2."""
     grids = grids_of([RUNG_EXAMPLES["trial2"]])
     rng = np.random.default_rng(32)
     for _ in range(4):

@@ -18,6 +18,7 @@ core). Reads the sets from ``../shared/datasets`` (override with ``--datasets DI
 plainly when that folder is not there. Never fails on a time: it prints figures.
 
     .venv/bin/python tools/bench_grade.py [--repeats 5] [--hard-sample 2000] [--beyond 20]
+                                          [--hard-end-only]
 """
 
 from __future__ import annotations
@@ -107,6 +108,8 @@ def main() -> int:
                         help="forum-hardest puzzles timed for the hard end (default 2,000)")
     parser.add_argument("--beyond", type=int, default=20,
                         help="puzzles beyond T2 timed one by one (default 20)")
+    parser.add_argument("--hard-end-only", action="store_true",
+                        help="only the hard end (to compare two versions in turn)")
     args = parser.parse_args()
     print("# Grade benchmark (SPEC 5.1, the nine-rung ladder)")
     print(f"machine: {machine()}")
@@ -119,8 +122,9 @@ def main() -> int:
     compiled_grade.grades(np.zeros((1, 81), np.uint8), 3)
     solver.solve("." * 81)
     print(f"engines load (numba cache) {time.perf_counter() - start:.2f} s")
-    grade_rates(args.datasets, args.repeats)
-    end_to_end(args.datasets, args.repeats)
+    if not args.hard_end_only:
+        grade_rates(args.datasets, args.repeats)
+        end_to_end(args.datasets, args.repeats)
     hard_end(args.datasets, args.repeats, args.hard_sample, args.beyond)
     return 0
 
