@@ -31,9 +31,14 @@ cheap rules run first, and whatever a rule removes is propagated by singles befo
 runs; a rung stops when its matrix is complete or blocked; S and F skip the units and digits
 that are as they were when they last found nothing there (each rung from S up runs them again
 after every change, mostly on what did not change); a trial stops at its first
-contradiction; only open candidates are tried; and a trial whose closure is not blocked tells
-that every digit it fixes is not blocked either (monotonicity: that closure lies within the
-matrix with such a cell set), so those trials are skipped until the matrix changes.
+contradiction; only open candidates are tried; and a trial
+whose closure is not blocked tells that every digit it fixes is not blocked either
+(monotonicity: that closure lies within the matrix with such a cell set), so those trials are
+skipped until the matrix changes. T2 adds three (``_before_t2``): a search from its matrix
+first, which answers `search` at once when it finds no solution or two (every closure holds
+every solution), and otherwise skips T2's trials of the solution's digits, which never block;
+and each candidate's closure of singles (its image, ``take_images``), which blocks at once
+every trial inside T2's that it leaves a cell empty.
 
 One implementation serves every box size, 9 x 9 included: on the old four rungs a 9 x 9
 kernel of ``uint16`` masks graded about twice as fast (33,000 against 17,000 top1465 puzzles/s),
@@ -49,7 +54,9 @@ import numpy as np
 
 from solver.compiled.kernels import (
     close_singles,
+    copy,
     lowest_bit_index,
+    pick_cell,
     popcount,
     propagate_fixpoint,
     seed_root,
@@ -252,6 +259,8 @@ def _grade(grid, matrix, work, trials, tables, limit):
         return SINGLES
     trials.quiet_units[:, :] = -1  # nothing known of this puzzle's units and digits yet
     trials.quiet_fish[:, :] = -1
+    trials.imaged[:] = 0
+    trials.solution[0] = -1
     for rung in range(INTERSECTIONS, limit + 1):
         if _close_rung(matrix, rung, work, trials, tables):
             return SEARCH
@@ -263,22 +272,23 @@ def _grade(grid, matrix, work, trials, tables, limit):
 @compiled
 def _close_rung(matrix, rung, work, trials, tables):
     """Carry ``matrix`` from the closure of the rung below to the closure of ``rung``; returns
-    blocked. Cheap rules first: a rule runs only when the ones before it change nothing, and
-    whatever it removes is propagated by singles before anything else runs."""
-    n, kmax = tables.size, fish_limit(tables)
+    True when no closure can complete from here: blocked, or (``_before_t2``) the matrix holds
+    no solution or several. Cheap rules first: a rule runs only when the ones before it change
+    nothing, and whatever it removes is propagated by singles before anything else runs."""
     while True:
         blocked, changed = lock_pass(matrix, tables)
         if not blocked and not changed and rung >= SUBSETS:
             blocked, changed = subsets_pass(matrix, tables, trials.match, trials.owner,
                                             trials.reach, trials.quiet_units)
         if not blocked and not changed and rung >= FISH:
-            blocked, changed = fish_pass(matrix, n, kmax, trials.lines, trials.small,
-                                         trials.picks, trials.quiet_fish)
+            blocked, changed = fish_pass(matrix, tables, trials)
         if not blocked and not changed and rung >= WINGS:
             changed = wings_pass(matrix, tables)
         if not blocked and not changed and rung >= TRIAL:
-            blocked, changed = t1_pass(matrix, trials.known[0], trials.outer, work, tables, trials)
+            blocked, changed = t1_pass(matrix, work, tables, trials)
         if not blocked and not changed and rung >= TRIAL2:
+            if not _before_t2(matrix, work, tables, trials):
+                return True
             blocked, changed = t2_pass(matrix, work, tables, trials)
         if blocked:
             return True
@@ -294,7 +304,7 @@ def _close_rung(matrix, rung, work, trials, tables):
 
 
 @compiled
-def fish_pass(matrix, n, kmax, lines, small, picks, quiet):
+def fish_pass(matrix, tables, trials):
     """One pass of F, both orientations: for each digit, ``lines[i]`` holds the cover lines where
     base line i allows it; a base of k lines whose union is k cover lines takes the digit out of
     the cover lines' other cells, and one whose union is smaller blocks the matrix (SPEC 5.1).
@@ -310,6 +320,8 @@ def fish_pass(matrix, n, kmax, lines, small, picks, quiet):
     homes alone, so a digit whose homes row by row are as they were when F last found
     nothing for it (``quiet[d]``, -1 when never) is skipped: the rungs from F up run it
     again after every change elsewhere."""
+    n, kmax = tables.size, fish_limit(tables)
+    lines, small, picks, quiet = trials.lines, trials.small, trials.picks, trials.quiet_fish
     changed = False
     for d in range(n):
         bit = np.int64(1) << d
@@ -341,7 +353,7 @@ def fish_pass(matrix, n, kmax, lines, small, picks, quiet):
                     size = popcount(cover)
                     if size < k:
                         return True, changed
-                    if size == k and _take_fish(matrix, n, across, bit, cover, small, picks, k):
+                    if size == k and _take_fish(matrix, n, across, bit, cover, k, trials):
                         changed = True
                         quiet[d, 0] = -1
                     if not _next_subset(picks, k, n_small):
@@ -366,8 +378,10 @@ def _line_cell(i, j, n, across):
 
 
 @compiled
-def _take_fish(matrix, n, across, bit, cover, small, picks, k):
-    """``bit`` leaves the cells of the ``cover`` lines outside the base lines; returns changed."""
+def _take_fish(matrix, n, across, bit, cover, k, trials):
+    """``bit`` leaves the cells of the ``cover`` lines outside the base lines (``trials.small``
+    picked by ``trials.picks``); returns changed."""
+    small, picks = trials.small, trials.picks
     base = np.int64(0)
     for j in range(k):
         base |= np.int64(1) << small[picks[j]]
@@ -421,7 +435,7 @@ def wings_pass(matrix, tables):
     z is the digit they share, and the others are P's (with z too, for an XYZ-wing).
     """
     changed = False
-    peers, unit_of = tables.peers, tables.unit_of
+    peers = tables.peers
     n_peers = peers.shape[1]
     for p in range(matrix.shape[0]):
         pivot = np.int64(matrix[p])
@@ -443,14 +457,15 @@ def wings_pass(matrix, tables):
                     continue
                 if popcount(pivot & ~z) != 2:
                     continue
-                if _take_wing(matrix, p, a, b, z, (pivot & z) != 0, peers, unit_of):
+                if _take_wing(matrix, p, a, b, z, (pivot & z) != 0, tables):
                     changed = True
     return changed
 
 
 @compiled
-def _take_wing(matrix, p, a, b, z, with_pivot, peers, unit_of):
+def _take_wing(matrix, p, a, b, z, with_pivot, tables):
     """``z`` leaves every cell but P that sees both pincers (and P too, ``with_pivot``)."""
+    peers, unit_of = tables.peers, tables.unit_of
     changed = False
     for k in range(peers.shape[1]):
         t = peers[a, k]
@@ -466,11 +481,14 @@ def _take_wing(matrix, p, a, b, z, with_pivot, peers, unit_of):
 
 
 class Trials(NamedTuple):
-    """The work arrays of the trials (allocated once per batch)."""
+    """The work arrays of the rules past W (allocated once per batch); per depth, index 0 is
+    T1's (a T1 trial of the matrix, or of a T2 trial's), index 1 is T2's."""
 
-    outer: np.ndarray  # (C,) int32: a T1 trial's matrix
-    deep: np.ndarray  # (C,) int32: a T2 trial's matrix (a T1 closure)
-    known: np.ndarray  # (3, C) int32: per depth, the digits whose trial is known not to block
+    tried: np.ndarray  # (2, C) int32: per depth, a trial's matrix
+    known: np.ndarray  # (2, C) int32: per depth, the digits whose trial is known not to block
+    images: np.ndarray  # (C * N, C) int32: per candidate (cell * N + digit), its image
+    imaged: np.ndarray  # (C * N,) uint8: the candidates whose image is in ``images``
+    solution: np.ndarray  # (C,) int32: a solution's masks; [0] = -1 not looked for, 0 none
     lines: np.ndarray  # (N,) int64: a digit's homes, line by line (fish)
     small: np.ndarray  # (N,) int64: the lines of few homes (fish)
     picks: np.ndarray  # (4,) int64: a subset of them (fish)
@@ -487,10 +505,12 @@ class Trials(NamedTuple):
 
 @compiled
 def trial_arrays(cells, n):
-    return Trials(np.empty(cells, np.int32), np.empty(cells, np.int32),
-                  np.empty((3, cells), np.int32), np.empty(n, np.int64), np.empty(n, np.int64),
-                  np.empty(4, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
-                  np.empty(n, np.int64), np.empty(3 * n, np.uint8), np.empty(n, np.int16),
+    return Trials(np.empty((2, cells), np.int32), np.empty((2, cells), np.int32),
+                  np.empty((cells * n, cells), np.int32), np.zeros(cells * n, np.uint8),
+                  np.full(cells, -1, np.int32),
+                  np.empty(n, np.int64), np.empty(n, np.int64), np.empty(4, np.int64),
+                  np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
+                  np.empty(3 * n, np.uint8), np.empty(n, np.int16),
                   np.empty((2, n, n), np.int64), np.empty(n + 1, np.int64),
                   np.full((3 * n, n), -1, np.int32), np.full((n, n), -1, np.int64))
 
@@ -654,17 +674,28 @@ def _note_fixed(matrix, closed, known):
             known[cell] |= closed[cell]
 
 
-@compiled
-def t1_pass(matrix, known, trial, work, tables, trials):
-    """One pass of T1 over the open candidates of ``matrix`` (at the N + H fixpoint), each tried
-    in ``trial``; returns (blocked, changed).
+@compiled(inline="always")
+def _trials_pass(matrix, depth, blocked_by_trial, work, tables, trials):
+    """One pass of the trials of ``depth`` (1: T1, 2: T2) over the open candidates of
+    ``matrix`` (at the fixpoint of N + H, and for T2 of T1 too), each tried by
+    ``blocked_by_trial`` into ``trials.tried[depth - 1]``; returns (blocked, changed).
 
     A digit whose trial blocks leaves its cell at once, and singles are propagated; trials known
-    not to block (``_note_fixed``) are skipped until the matrix changes.
+    not to block (``_note_fixed``) are skipped until the matrix changes. The pass goes on after
+    an elimination (singles propagated, nothing known any more) rather than going back to the
+    cheaper rules at once: on forum_hardest that ran about three times faster for T2 (115
+    against 31 puzzles/s, one sitting).
+
+    The cells are tried in their order: trying those of fewest digits first graded
+    forum_hardest_1905 about a third slower (one sitting, its first 60 puzzles).
+
+    T1 and T2 differ only in their ``blocked_by_trial``, a compiled function handed in (each
+    pass is compiled for its own): T2's runs T1's passes, so one compiled function serving both
+    depths would call itself, which numba's on-disk cache cannot load back.
     """
     cells = matrix.shape[0]
-    for cell in range(cells):
-        known[cell] = 0
+    known = trials.known[depth - 1]
+    _forget(known, depth, trials)
     changed = False
     for cell in range(cells):
         untried = np.int64(matrix[cell])
@@ -673,82 +704,202 @@ def t1_pass(matrix, known, trial, work, tables, trials):
             untried &= untried - 1
             if np.int64(known[cell]) & bit:
                 continue
-            for c in range(cells):
-                trial[c] = matrix[c]
-            trial[cell] = bit
-            if not _blocked_after(trial, cell, matrix, work, tables, trials):
-                _note_fixed(matrix, trial, known)
+            if not blocked_by_trial(matrix, cell, bit, work, tables, trials):
+                _note_fixed(matrix, trials.tried[depth - 1], known)
                 continue
             changed = True
-            if _eliminate_tried(matrix, cell, bit, known, trial, work, tables, trials):
+            if _eliminate_tried(matrix, cell, bit, depth, work, tables, trials):
                 return True, True
-            untried = np.int64(matrix[cell]) & ~(bit - 1)  # on from here; the others later
+            untried = np.int64(matrix[cell]) & ~(bit - 1)  # on from here; the rest later
     return False, changed
+
+
+@compiled(inline="always")
+def _forget(known, depth, trials):
+    """Nothing known of the trials of a matrix that changed, but that T2's of a solution's
+    digits do not block (``_before_t2``)."""
+    solved = depth == 2 and trials.solution[0] > 0
+    for cell in range(known.shape[0]):
+        known[cell] = trials.solution[cell] if solved else 0
+
+
+@compiled
+def _before_t2(matrix, work, tables, trials):
+    """What a T2 pass of ``matrix`` (the puzzle's, at the fixpoint of every other rule) starts
+    from: the images of its candidates (``take_images``), and, the first time, its solutions;
+    returns False when it holds none or several, and so no rung solves the puzzle (a
+    complete unblocked closure is its only solution: SPEC 5.1).
+
+    That is how most puzzles beyond T2 are known at once: a closure holds every solution, so
+    two of them keep it open, and T2 would otherwise run to exhaustion to say so. And T2's
+    trial of a solution's digit never blocks (its closure holds that solution), and it is the
+    dearest kind of trial: T1 runs to its fixpoint there, where a trial that blocks mostly
+    stops early. So the solution's digits are known not to block at every T2 pass of the
+    puzzle (``_forget``): the matrix only loses digits no solution has. The search starts
+    from ``matrix``, where the rules below T2 left little open: a few nodes."""
+    if trials.solution[0] < 0 and _solutions(matrix, work, tables, trials.solution) != 1:
+        return False
+    take_images(matrix, work, tables, trials)
+    return True
+
+
+@compiled
+def _solutions(matrix, work, tables, solution):
+    """How many solutions ``matrix`` (at the fixpoint of N + H, not blocked) holds, up to two,
+    the first as masks into ``solution``: a depth-first search on ``work``'s stack."""
+    stack, untried, chosen = work.stack, work.untried, work.chosen
+    copy(stack[0], matrix)
+    chosen[0] = pick_cell(stack[0], False)
+    if chosen[0] < 0:
+        copy(solution, stack[0])
+        return 1
+    untried[0] = stack[0, chosen[0]]
+    found = 0
+    depth = 0
+    while depth >= 0:
+        rest = np.int64(untried[depth])
+        if rest == 0:
+            depth -= 1
+            continue
+        bit = rest & -rest
+        untried[depth] = rest & ~bit
+        child, cell = stack[depth + 1], chosen[depth]
+        copy(child, stack[depth])
+        child[cell] = bit
+        if settle(child, cell, work, tables):
+            continue
+        chosen[depth + 1] = pick_cell(child, False)
+        if chosen[depth + 1] >= 0:
+            depth += 1
+            untried[depth] = child[chosen[depth]]
+            continue
+        found += 1
+        if found == 2:
+            return 2
+        copy(solution, child)
+    return found
+
+
+@compiled
+def t1_pass(matrix, work, tables, trials):
+    """One pass of T1 (``_trials_pass``); returns (blocked, changed)."""
+    return _trials_pass(matrix, 1, _singles_trial_blocked, work, tables, trials)
 
 
 @compiled
 def t2_pass(matrix, work, tables, trials):
-    """One pass of T2, as ``t1_pass``, each trial the closure of N + H + T1 (in
-    ``trials.deep``, its own T1 trials in ``trials.outer``); returns (blocked, changed).
-
-    The pass goes on after an elimination (singles propagated, nothing known any more) rather
-    than going back to the cheaper rules at once: on forum_hardest that ran about three times
-    faster (115 against 31 puzzles/s, one sitting).
-    """
-    cells = matrix.shape[0]
-    known = trials.known[1]
-    for cell in range(cells):
-        known[cell] = 0
-    changed = False
-    for cell in range(cells):
-        untried = np.int64(matrix[cell])
-        while untried and not single(np.int64(matrix[cell])):
-            bit = untried & -untried
-            untried &= untried - 1
-            if np.int64(known[cell]) & bit:
-                continue
-            deep = trials.deep
-            for c in range(cells):
-                deep[c] = matrix[c]
-            deep[cell] = bit
-            if not _t1_closure_blocked(deep, cell, matrix, work, tables, trials):
-                _note_fixed(matrix, deep, known)
-                continue
-            changed = True
-            if _eliminate_tried(matrix, cell, bit, known, deep, work, tables, trials):
-                return True, True
-            untried = np.int64(matrix[cell]) & ~(bit - 1)
-    return False, changed
+    """One pass of T2 (``_trials_pass``); returns (blocked, changed)."""
+    return _trials_pass(matrix, 2, _t1_trial_blocked, work, tables, trials)
 
 
 @compiled
-def _eliminate_tried(matrix, cell, bit, known, before, work, tables, trials):
-    """A trial blocked: ``bit`` leaves ``cell``, singles are propagated, and nothing is known of
-    the trials of the changed matrix any more; returns blocked.
-
-    The matrix is copied into ``before`` first (the blocked trial's array, free now): it is
-    not blocked (each change of a pass is checked), so ``stuck`` looks only at what the
-    elimination changed, not at every unit and digit."""
-    for c in range(matrix.shape[0]):
-        before[c] = matrix[c]
-        known[c] = 0
-    matrix[cell] = np.int64(matrix[cell]) & ~bit
-    if matrix[cell] == 0:
-        return True
-    return _blocked_after(matrix, cell, before, work, tables, trials)
+def _singles_trial_blocked(matrix, cell, bit, work, tables, trials):
+    """T1's test: whether the closure of N + H of ``matrix`` with ``cell`` set to ``bit`` is
+    blocked (that closure in ``trials.tried[0]``)."""
+    return _singles_closure_blocked(matrix, cell, bit, trials.tried[0], work, tables, trials)
 
 
 @compiled
-def _t1_closure_blocked(matrix, cell, start, work, tables, trials):
-    """Whether the closure of N + H + T1 of ``matrix`` (``start`` with ``cell`` just set) is
-    blocked."""
-    if _blocked_after(matrix, cell, start, work, tables, trials):
+def _t1_trial_blocked(matrix, cell, bit, work, tables, trials):
+    """T2's test: whether the closure of N + H + T1 of ``matrix`` with ``cell`` set to ``bit``
+    is blocked (that closure in ``trials.tried[1]``, its own T1 trials in ``trials.tried[0]``)."""
+    trial = trials.tried[1]
+    if _singles_closure_blocked(matrix, cell, bit, trial, work, tables, trials):
         return True
-    while not complete(matrix):
-        blocked, changed = t1_pass(matrix, trials.known[2], trials.outer, work, tables,
-                                   trials)
+    while not complete(trial):
+        blocked, changed = _images_pass(trial, work, tables, trials)
+        if not blocked and not changed:
+            blocked, changed = t1_pass(trial, work, tables, trials)
         if blocked:
             return True
         if not changed:
             return False
     return False
+
+
+@compiled
+def _images_pass(matrix, work, tables, trials):
+    """The T1 eliminations the images find in ``matrix`` (``_empties``: no trial run), each
+    propagated at once; returns (blocked, changed). Run to its fixpoint before each T1 pass
+    inside a T2 trial: most T2 trials that block are blocked by these alone, before a T1 pass
+    runs a closure of singles for every candidate left."""
+    n = tables.size
+    changed = False
+    for cell in range(matrix.shape[0]):
+        untried = np.int64(matrix[cell])
+        while untried and not single(np.int64(matrix[cell])):
+            bit = untried & -untried
+            untried &= untried - 1
+            candidate = cell * n + lowest_bit_index(bit)
+            if trials.imaged[candidate] and _empties(matrix, trials.images[candidate]):
+                changed = True
+                if _eliminate_tried(matrix, cell, bit, 1, work, tables, trials):
+                    return True, True
+    return False, changed
+
+
+@compiled
+def _singles_closure_blocked(matrix, cell, bit, trial, work, tables, trials):
+    """The closure of N + H of ``matrix`` (at that fixpoint) with ``cell`` set to ``bit``, into
+    ``trial``, then the rest of SPEC 5.1's blocked; returns blocked. Blocked at once when the
+    candidate's image (``take_images``) leaves a cell of ``matrix`` empty."""
+    candidate = cell * tables.size + lowest_bit_index(bit)
+    if trials.imaged[candidate] and _empties(matrix, trials.images[candidate]):
+        return True
+    copy(trial, matrix)
+    trial[cell] = bit
+    return _blocked_after(trial, cell, matrix, work, tables, trials)
+
+
+@compiled(inline="always")
+def _empties(matrix, image):
+    """Some cell of ``matrix`` allows none of the digits ``image`` allows there."""
+    for cell in range(matrix.shape[0]):
+        if (np.int64(matrix[cell]) & np.int64(image[cell])) == 0:
+            return True
+    return False
+
+
+@compiled
+def take_images(matrix, work, tables, trials):
+    """The image of each open candidate (c, d) of ``matrix``, which T2 is about to try: the
+    closure Y of N + H of ``matrix`` with c set to {d}, where it is not blocked.
+
+    Every matrix the trials meet from here on (this puzzle's, T2's trials and their T1 trials)
+    lies within ``matrix``, so the closure of N + H of such a matrix A with c set to {d} lies
+    within Y (a closure keeps the order of matrices): when A & Y leaves a cell empty, the trial
+    of (c, d) in A blocks, found without propagating (``_empties``). Inside a T2 trial most
+    T1 eliminations are of that kind. The images are taken again at each T2 pass, from the
+    smaller matrix: the closer they are, the more they block."""
+    n = tables.size
+    imaged = trials.imaged
+    for candidate in range(imaged.shape[0]):
+        imaged[candidate] = 0
+    for cell in range(matrix.shape[0]):
+        choices = np.int64(matrix[cell])
+        if single(choices):
+            continue
+        while choices:
+            digit = lowest_bit_index(choices)
+            choices &= choices - 1
+            image = trials.images[cell * n + digit]
+            copy(image, matrix)
+            image[cell] = np.int64(1) << digit
+            if not _blocked_after(image, cell, matrix, work, tables, trials):
+                imaged[cell * n + digit] = 1
+
+
+@compiled
+def _eliminate_tried(matrix, cell, bit, depth, work, tables, trials):
+    """A trial of ``depth`` blocked: ``bit`` leaves ``cell``, singles are propagated, and nothing
+    is known of the trials of the changed matrix any more; returns blocked.
+
+    The matrix is copied into the blocked trial's array first (free now): it is not blocked
+    (each change of a pass is checked), so ``stuck`` looks only at what the elimination
+    changed, not at every unit and digit."""
+    copy(trials.tried[depth - 1], matrix)
+    _forget(trials.known[depth - 1], depth, trials)
+    matrix[cell] = np.int64(matrix[cell]) & ~bit
+    if matrix[cell] == 0:
+        return True
+    return _blocked_after(matrix, cell, trials.tried[depth - 1], work, tables, trials)

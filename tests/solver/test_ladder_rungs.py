@@ -79,6 +79,49 @@ def test_16x16_grades_agree_up_to_wings():
     assert fast_grades(texts, "wings", boxsize=4) == reference_grades(texts, "wings")
 
 
+# -- T2's shortcuts: a solution's digits, none or several solutions --------------------------------
+
+# euler96_easy50.txt line 1's solution with r1c2, r1c7, r2c2, r2c7 (an unavoidable rectangle of
+# 8 and 2: the two digits can swap) and five cells that singles fill left blank: two solutions.
+TWO_SOLUTIONS = "4.3921.579.7345.21251876493548.329767295.41381367982.53726895148.425376969541.382"
+
+
+def test_a_puzzle_with_two_solutions_grades_search_as_the_references():
+    """T2 asks how many solutions its matrix holds before its first pass: two keep every
+    closure open, and the grade is search at once, as the reference's T2 finds by trying
+    every candidate."""
+    assert fast_grades([TWO_SOLUTIONS]) == reference_grades([TWO_SOLUTIONS], "trial2") == \
+        ["search"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10**6), st.integers(7, 11))
+def test_4x4_grids_of_several_solutions_or_none_grade_as_the_references(draw, blanks):
+    """A 4 x 4 solution with cells left blank (several solutions, mostly), or one of them then
+    set to a wrong digit (often none): the whole ladder, against the reference's."""
+    rng = random.Random(draw)
+    solution = "1234341221434321"
+    columns = rng.sample([0, 1], 2) + rng.sample([2, 3], 2)  # a symmetry: another solution
+    text = "".join(solution[4 * r + c] for r in range(4) for c in columns)
+    cells = rng.sample(range(16), blanks)
+    puzzle = "".join("." if i in cells else text[i] for i in range(16))
+    wrong = cells[0]
+    spoiled = puzzle[:wrong] + str(int(text[wrong]) % 4 + 1) + puzzle[wrong + 1:]
+    for candidate in (puzzle, spoiled):
+        assert fast_grades([candidate], boxsize=2) == reference_grades([candidate], "trial2")
+
+
+def test_the_trial2_example_is_trial2_in_every_order_of_its_cells():
+    """T2 skips a solution's digits and blocks T1 trials by images: the grade of the trial2
+    example and of its symmetric copies (its cells in other orders) stays trial2."""
+    grids = grids_of([RUNG_EXAMPLES["trial2"]])
+    rng = np.random.default_rng(32)
+    for _ in range(4):
+        cells, relabel = symmetry.random_symmetry(rng)
+        images = symmetry.apply(grids, cells, relabel)
+        assert compiled_grade.grades(images, 3).tolist() == [solver.GRADES.index("trial2")]
+
+
 # -- laws ------------------------------------------------------------------------------------------
 
 
