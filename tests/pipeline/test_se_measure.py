@@ -3,7 +3,7 @@
 summary, ``--by``, ``--hardest`` and the report, ``solve --explain`` and ``generate --se``.
 
 The ratings are held to serate's own, on the puzzles of ``tests/data/se/excerpt.tsv`` that the
-reference rates in well under a second (``tests/test_se_reference.py`` holds the reference to
+reference rates in well under a second (``tests/solver/test_se_reference.py`` holds the reference to
 every row of it).
 """
 

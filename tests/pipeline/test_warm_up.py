@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # Which solver modules have compiled code in a process after its warm-up: the modules whose
 # dispatchers have signatures (compiled, or loaded from the cache: either way, what the run uses).
 LOADED = """

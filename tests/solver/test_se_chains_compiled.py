@@ -22,7 +22,7 @@ from solver.reference import se_chains as reference
 from solver.reference.se import RULES
 from solver.reference.se_grid import Grid
 
-DATA = Path(__file__).resolve().parent / "data" / "se" / "chain_positions.tsv"
+DATA = Path(__file__).resolve().parents[1] / "data" / "se" / "chain_positions.tsv"
 
 
 def _positions() -> list[dict]:

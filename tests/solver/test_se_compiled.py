@@ -27,7 +27,7 @@ from solver.compiled.se_rules import CHAIN_RULES, RULE_NAMES
 from solver.reference import se as reference_se
 from solver.reference import se_grid
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXCERPT = ROOT / "tests" / "data" / "se" / "excerpt.tsv"
 COMPILED_RULES = [r for r in range(len(RULE_NAMES)) if r not in CHAIN_RULES]
 
