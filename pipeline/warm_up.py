@@ -27,6 +27,11 @@ from solver.options import SolveOptions
 # backdoor (Hutton's "diabolical"). Both have one solution.
 WARM_UP = ("..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
            ".9.7..86..31..5.2.8.6........7.5...6...3.7...5...1.7........1.9.2.6..35..54..8.7.")
+# A puzzle whose Sudoku Explainer path asks every compiled SE rule, dynamic forcing chains (+)
+# included (ER 9.4, about a second; Berthier's highest-SER list, line 31): rated once before the
+# workers start, it compiles the SE kernels in one process, where workers meeting their first
+# chain puzzle at once would each compile them.
+SE_WARM_UP = "..1...2......3..4.....5...........362.7........8..1........78...3.....9..5...8..1"
 GRADE_MODULE = "solver.compiled.grade"  # what a second process compiles while this one searches
 COMPILING = "compiling the solver for this machine (first run of this source only):"
 
@@ -106,6 +111,15 @@ def load_difficulty(options: SolveOptions) -> None:
     found = solver.solve_grids(grids, nine, implementation="reference")
     unique = np.full(len(grids), STATUSES.index("unique"), np.uint8)
     solver.difficulty(grids, unique, found, nine)
+    if options.measured("se"):
+        load_se()
+
+
+def load_se() -> None:
+    """Compile the SE rating's kernels, its chains included (``SE_WARM_UP``)."""
+    from solver.compiled.se import se_rating
+
+    se_rating(SE_WARM_UP)
 
 
 def load_search(options: SolveOptions) -> None:

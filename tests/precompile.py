@@ -5,7 +5,7 @@ first call them, costs minutes of one core, while the other core idles (and two 
 meeting the same uncompiled kernel would both compile it). The whole suite (see
 ``conftest.pytest_collection_finish``) compiles the grade and the 9 x 9 measures in a second
 process (``pipeline.warm_up``'s, as a run's warm-up does) while this one compiles the searches,
-the canonical form and the generators; then it loads them all from the cache. A warm cache
+the canonical form, the generators and the SE rating; then it loads them all from the cache. A warm cache
 makes it a second's load.
 """
 
@@ -18,9 +18,9 @@ MEASURES = ("rating", "backdoor", "canonical")
 
 
 def this_half() -> None:
-    """The 9 x 9 and any-size searches, the canonical form and the generators of 9 x 9 and
-    4 x 4 puzzles (the other sizes have the same types)."""
-    from pipeline.warm_up import load_search
+    """The 9 x 9 and any-size searches, the canonical form, the generators of 9 x 9 and
+    4 x 4 puzzles (the other sizes have the same types) and the SE rating."""
+    from pipeline.warm_up import load_se, load_search
     from solver.compiled.generate import candidates
     from solver.options import SolveOptions
 
@@ -28,6 +28,7 @@ def this_half() -> None:
     load_search(SolveOptions(boxsize=2))
     candidates(1, 0, 1, 3)
     candidates(1, 0, 1, 2)
+    load_se()
 
 
 def everything() -> None:
