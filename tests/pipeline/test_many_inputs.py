@@ -42,7 +42,9 @@ def test_a_parts_footer_does_not_grow_with_the_number_of_inputs(tmp_path):
     first_few = sorted((tmp_path / "out-few").glob("part-*.parquet"))[0]
     first_many = sorted((tmp_path / "out-many").glob("part-*.parquet"))[0]
     assert footer_bytes(first_many) - footer_bytes(first_few) < 64  # the paths differ a little
-    assert footer_bytes(first_many) < 8_000
+    # The schema alone is about 15 kB (se_techniques holds 39 leaf columns); a record of each of
+    # the 100 inputs would add 8 kB and more.
+    assert footer_bytes(first_many) < 20_000
     # Resume and summarize read the footers of every part: they still see one run.
     for part in sorted((tmp_path / "out-many").glob("part-*.parquet"))[::7]:
         part.unlink()
