@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.compiled.se_inner import EMPTY, OCCURRENCES, SPACE, inner_hints
+from solver.compiled.se_inner import EMPTY, OCCURRENCES, SPACE, inner_hints, popcount
 from solver.jit import compiled
 from solver.reference import se_chains as reference
 from solver.reference.se import RULES
@@ -90,15 +90,6 @@ QUEUE_CAPACITY = 1 << 16
 
 
 # -- nodes ---------------------------------------------------------------------------------------
-
-
-@compiled(inline="always")
-def _popcount(m):
-    count = 0
-    while m:
-        m &= m - 1
-        count += 1
-    return count
 
 
 @compiled(inline="always")
@@ -242,7 +233,7 @@ def _off_to_on(p, cell_rule, region_rule, dynamic, filtered, slot, lookup, cands
     d = nodes[p, 1]
     if cell_rule:
         m = cands[cell]
-        if _popcount(m) == 2:
+        if popcount(m) == 2:
             other = _lowest(m & ~(1 << d)) if (m >> d) & 1 else _lowest(m)
             k = cell * 20 + other * 2 + 1
             if not filtered or lookup[slot, k] < 0 or lookup[slot, k - 1] >= 0:
@@ -262,7 +253,7 @@ def _off_to_on(p, cell_rule, region_rule, dynamic, filtered, slot, lookup, cands
         for j in range(3):
             r = CELL_REGIONS[cell, j]
             m = pos[r, d]
-            if _popcount(m) != 2:
+            if popcount(m) != 2:
                 continue
             me = 1 << INDEX_IN[cell, j]
             o = m ^ me if m & me else m & -m
@@ -731,7 +722,7 @@ def _static_rule(values, board, w, r, scratch):
         y = kind > 0
         x = kind != 1
         for cell in range(81):
-            n = _popcount(cands[cell])
+            n = popcount(cands[cell])
             if values[cell] or n < 2 or (n > 2 and not x):
                 continue  # Y-cycles start from bivalue cells only
             for d in range(1, 10):
@@ -899,7 +890,7 @@ def _region_chainings(cell, d, slot, multiple, cell_rule, dynamic, level, base, 
     for j in range(3):
         rg = CELL_REGIONS[cell, j]
         places = pos[rg, d]
-        count = _popcount(places)
+        count = popcount(places)
         if not (count == 2 or (multiple and count > 2)):
             continue
         if REGION_CELLS[rg, _lowest(places)] != cell:
@@ -938,7 +929,7 @@ def _chaining_rule(values, mode, level, base, board, w, r, scratch):
     double = False
     slots = np.empty(9, np.int64)
     for cell in range(81):
-        n = _popcount(cands[cell])
+        n = popcount(cands[cell])
         if values[cell] or not (n > 2 or (n > 1 and dynamic)):
             continue
         _reset(w)

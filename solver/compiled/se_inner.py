@@ -52,7 +52,8 @@ def _two_or_more(m):
 
 
 @compiled(inline="always")
-def _popcount(m):
+def popcount(m):
+    """The number of set bits of a mask (inlined: the chains call it in their inner loops)."""
     count = 0
     while m:
         m &= m - 1
@@ -143,7 +144,7 @@ def _intersections(cands, pos, cands0, out, used, mask_of, parents, removals):
         r = SCAN_ORDER[k]
         for d in range(1, 10):
             p = pos[r, d]
-            if not 1 < _popcount(p) < 8:
+            if not 1 < popcount(p) < 8:
                 continue
             for j in range(CROSSING.shape[1]):
                 r2 = CROSSING[r, j]
@@ -167,7 +168,7 @@ def _hidden_pairs(cands, pos, cands0, counts, out, used, mask_of, parents, remov
         for j in range(PAIRS.shape[0]):
             v1, v2 = PAIRS[j, 0] + 1, PAIRS[j, 1] + 1
             p1, p2 = pos[r, v1], pos[r, v2]
-            if not (_two_or_more(p1) and _two_or_more(p2)) or _popcount(p1 | p2) != 2:
+            if not (_two_or_more(p1) and _two_or_more(p2)) or popcount(p1 | p2) != 2:
                 continue
             common = p1 | p2
             values = (1 << v1) | (1 << v2)
@@ -205,7 +206,7 @@ def _naked_pairs(cands, cands0, counts, out, used, mask_of, parents, removals):
         for j in range(PAIRS.shape[0]):
             c1, c2 = REGION_CELLS[r, PAIRS[j, 0]], REGION_CELLS[r, PAIRS[j, 1]]
             m1, m2 = cands[c1], cands[c2]
-            if not (_two_or_more(m1) and _two_or_more(m2)) or _popcount(m1 | m2) != 2:
+            if not (_two_or_more(m1) and _two_or_more(m2)) or popcount(m1 | m2) != 2:
                 continue
             common = m1 | m2
             any_removal = False
@@ -243,7 +244,7 @@ def _x_wings(cands, pos, cands0, counts, out, used, mask_of, parents, removals):
                 if counts[OCCURRENCES + d] + 4 > 9:
                     continue
                 p1, p2 = pos[b1, d], pos[b2, d]
-                if not (_two_or_more(p1) and _two_or_more(p2)) or _popcount(p1 | p2) != 2:
+                if not (_two_or_more(p1) and _two_or_more(p2)) or popcount(p1 | p2) != 2:
                     continue
                 common = p1 | p2
                 bit = 1 << d
