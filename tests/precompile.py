@@ -5,8 +5,9 @@ first call them, costs minutes of one core, while the other core idles (and two 
 meeting the same uncompiled kernel would both compile it). The whole suite (see
 ``conftest.pytest_collection_finish``) compiles the grade and the 9 x 9 measures in a second
 process (``pipeline.warm_up``'s, as a run's warm-up does) while this one compiles the searches,
-the canonical form, the generators and the SE rating; then it loads them all from the cache. A warm cache
-makes it a second's load.
+the canonical form, the generators and, for a suite with slow tests, the SE rating (minutes of
+compiling that the fast suite does without); then it loads them all from the cache. A warm
+cache makes it a second's load.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 MEASURES = ("rating", "backdoor", "canonical")
 
 
-def this_half() -> None:
+def this_half(se: bool) -> None:
     """The 9 x 9 and any-size searches, the canonical form, the generators of 9 x 9 and
-    4 x 4 puzzles (the other sizes have the same types) and the SE rating."""
+    4 x 4 puzzles (the other sizes have the same types) and, if ``se``, the SE rating."""
     from pipeline.warm_up import load_se, load_search
     from solver.compiled.generate import candidates
     from solver.options import SolveOptions
@@ -28,7 +29,8 @@ def this_half() -> None:
     load_search(SolveOptions(boxsize=2))
     candidates(1, 0, 1, 3)
     candidates(1, 0, 1, 2)
-    load_se()
+    if se:
+        load_se()
 
 
 def everything() -> None:
@@ -43,14 +45,15 @@ def everything() -> None:
     solver.solve_strings([WARM_UP[81:], text_of(puzzles[0])], boxsize="auto", measures=MEASURES)
 
 
-def compile_all() -> None:
-    """Both halves, the grade's in another process; returns when all is in the cache."""
+def compile_all(se: bool) -> None:
+    """Both halves, the grade's in another process, the SE rating's only if ``se``; returns
+    when all is in the cache."""
     from pipeline.warm_up import finish, start_difficulty
     from solver.options import SolveOptions
 
     other = start_difficulty(SolveOptions(measures=MEASURES), quiet=True)
     try:
-        this_half()
+        this_half(se)
     except BaseException:
         other.kill()
         other.wait()

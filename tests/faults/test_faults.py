@@ -271,6 +271,7 @@ main()
 """
 
 
+@pytest.mark.slow
 def test_out_of_memory_in_the_main_process_is_one_line_and_resumable(tmp_path, kaggle_csv):
     """A Parquet file small on disk whose one batch needs a gigabyte in memory (a wide text
     column that compresses to nothing), read under an 800 MiB address-space limit: one line,

@@ -255,6 +255,7 @@ def test_make_solve_dataset_installs_only_what_running_needs(tmp_path):
     assert "-e '.[dev]'" in make(tmp_path, "-n", "test").stdout
 
 
+@pytest.mark.slow
 def test_through_make_the_hint_says_overwrite_1(project_copy, euler_txt, cli):
     # The run `make solve-dataset INPUT=... OUTPUT=out` makes (in this process: a second less)
     first = cli("solve-dataset", euler_txt, "--output", project_copy / "out", "--config",

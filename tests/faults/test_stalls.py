@@ -35,6 +35,7 @@ solve_dataset([sys.argv[1]], sys.argv[2], settings, engine=engine, progress=Fals
 """
 
 
+@pytest.mark.slow
 def test_a_worker_stopped_with_sigstop_is_killed_and_its_batch_runs_again(slow, tmp_path):
     path, reference = slow
     out = tmp_path / "out"

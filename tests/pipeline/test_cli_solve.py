@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from pipeline.cli import app
@@ -83,6 +84,7 @@ def test_nothing_to_solve_is_one_line():
     assert result.output.startswith("error: no puzzle given")
 
 
+@pytest.mark.slow
 def test_explain_prints_as_it_goes_and_stops_on_ctrl_c():
     """Issue 29.7: --explain built its whole path before printing (a forum-hardest puzzle:
     nothing after 10 minutes). Each step is printed as it is found, and Ctrl-C stops it."""

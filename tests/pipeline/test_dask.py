@@ -99,6 +99,7 @@ def test_cli_with_a_scheduler_address_equals_local_run(tmp_path, cli, read_outpu
     assert read_output(tmp_path / "dask", timing=False).equals(expected)
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path, read_output, cluster, client):
     # 1,592 rows in 32 parts: long enough to kill a worker while it is solving (a part takes
     # tens of milliseconds, the kill a few).
@@ -138,6 +139,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path, read_out
     assert victim not in client.run(os.getpid).values()  # the worker did die (and was replaced)
 
 
+@pytest.mark.slow
 def test_a_stopped_run_resumes_on_dask_as_it_would_locally(tmp_path, read_output, cluster):
     local = run([SAMPLE], tmp_path / "local", workers=1, batch_size=20)
     # The same run as if stopped part-way: some parts and the summary not written yet.
@@ -154,6 +156,7 @@ def test_a_stopped_run_resumes_on_dask_as_it_would_locally(tmp_path, read_output
     assert comparable(resumed) == {**comparable(local), "resumed_rows": kept}
 
 
+@pytest.mark.slow
 def test_a_time_limit_on_dask_stops_with_progress_and_the_rerun_finishes(slow, tmp_path, cluster,
                                                                        read_output):
     """--engine dask with --time-limit (it crashed: distributed.wait without the run's

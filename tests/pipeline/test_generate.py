@@ -249,6 +249,7 @@ def test_every_swap_set_swaps_into_another_grid():
         assert len(covered) == 36 and all(len(cells) == 18 for cells in covered.values())
 
 
+@pytest.mark.slow
 def test_a_run_killed_with_sigkill_continues_to_the_same_rows(tmp_path, reference_run):
     out = tmp_path / "out"
     args = [str(runs.BIN / "sudoku-pipeline"), "generate", "-o", str(out), "--count",

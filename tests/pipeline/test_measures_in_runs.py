@@ -15,7 +15,7 @@ from pipeline.duplicates import duplicates
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.summary import summarize
-from tests.conftest import DATA, ROOT, SAMPLE, SHARED
+from tests.conftest import DATA, EVERY_MEASURE_BUT_SE, ROOT, SAMPLE, SHARED
 
 INPUTS = [SAMPLE, DATA / "kaggle_20.csv", DATA / "norvig_hardest_8.txt"]
 MEASURED = ["grade", "rating", "backdoor_size", "canonical"]
@@ -25,8 +25,8 @@ MEASURED = ["grade", "rating", "backdoor_size", "canonical"]
 def measured_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("measured") / "out"
     # the SE rating with a small work budget: the hardest puzzles are over it in seconds
-    summary = solve_dataset(INPUTS, out, load_settings(workers=2, measures="all", batch_size=40,
-                                                       se_budget=1000), progress=False)
+    summary = solve_dataset(INPUTS, out, load_settings(workers=2, measures=EVERY_MEASURE_BUT_SE,
+                                                       batch_size=40), progress=False)
     return out, summary, pipeline.read_run(out).collect()
 
 
@@ -103,8 +103,8 @@ def test_without_measures_only_the_grade(tmp_path, euler_txt):
 def test_measures_do_not_depend_on_workers_or_batches(tmp_path, measured_run):
     _, _, frame = measured_run
     out = tmp_path / "out"
-    solve_dataset(INPUTS, out, load_settings(workers=1, measures="all", batch_size=97,
-                                             se_budget=1000), progress=False)
+    solve_dataset(INPUTS, out, load_settings(workers=1, measures=EVERY_MEASURE_BUT_SE,
+                                             batch_size=97), progress=False)
     again = pipeline.read_run(out).collect()
     assert again.drop("solve_us").equals(frame.drop("solve_us"))
 

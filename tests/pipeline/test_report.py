@@ -21,9 +21,11 @@ from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.stats import PERCENTILES, Stats, percentile
 from pipeline.summary import summarize
-from tests.conftest import DATA, SAMPLE
+from tests.conftest import DATA, EVERY_MEASURE_BUT_SE, SAMPLE
 
-SECTIONS = ("grades", "effort", "givens", "duplicates", "se", "se-table", "rating", "backdoor",
+# The sections of a run of every measure but se (whose section then says it was not measured;
+# tests/pipeline/test_se_measure.py, a slow test, reads its chart and its table).
+SECTIONS = ("grades", "effort", "givens", "duplicates", "se", "rating", "backdoor",
             "statuses", "depth", "groups", "hardest", "reasons", "run")
 # What would make a browser fetch something: a URL in src/href, a style sheet import, a CSS url.
 FETCHES = (
@@ -37,10 +39,9 @@ FETCHES = (
 @pytest.fixture(scope="module")
 def measured_run(tmp_path_factory) -> Path:
     """The sample (every status, a collection column) and kaggle_20 (no such column), with
-    every measure, in several parts (the SE rating with a small work budget: the sample's
-    hardest puzzles are over it, and rated in seconds, not minutes)."""
+    every measure but se, in several parts."""
     out = tmp_path_factory.mktemp("report") / "run"
-    settings = load_settings(workers=1, batch_size=64, measures="all", se_budget=1000)
+    settings = load_settings(workers=1, batch_size=64, measures=EVERY_MEASURE_BUT_SE)
     solve_dataset([SAMPLE, DATA / "kaggle_20.csv"], out, settings, progress=False)
     return out
 
@@ -55,10 +56,11 @@ def report(measured_run) -> str:
 def test_the_report_has_every_section(report, measured_run):
     for anchor in SECTIONS:
         assert f'<section id="{anchor}">' in report, anchor
-    assert report.count("<svg") == 8  # grades, effort, givens, se, rating (2), backdoor, depth
+    assert report.count("<svg") == 7  # grades, effort, givens, rating (2), backdoor, depth
+    assert report.count("Not measured in this run") == 1  # se
     assert report.count('<pre class="grid">') == 20
     assert "expected 81 cells, got 80" in report  # a reason of an invalid row
-    assert "Up to symmetry" in report and "Not measured" not in report
+    assert "Up to symmetry" in report and report.count("Not measured") == 1  # se
     assert "kaggle_20.csv" in report  # the group of the rows without a collection
     summary = pipeline.read_summary(measured_run)
     for entry in summary.inputs:
@@ -310,12 +312,10 @@ def test_summarize_duplicates_names_the_inputs_that_share_puzzles(cli, tmp_path)
 
 
 def _hardest_first(frame: pl.DataFrame) -> pl.DataFrame:
-    """The unique or solved rows, hardest first as --hardest ranks a run that measured se: by
-    se (a unique row over the SE work budget above every rated one), rating, search nodes."""
-    over = pl.col("se").is_null() & (pl.col("status") == "unique") & (pl.col("boxsize") == 3)
+    """The unique or solved rows, hardest first as --hardest ranks a run that did not measure
+    se: by rating, then search nodes (a run that did: tests/pipeline/test_se_measure.py)."""
     return (frame.filter(pl.col("status").is_in(["unique", "solved"]))
-            .with_columns(pl.when(over).then(float("inf")).otherwise(pl.col("se")).alias("_se"))
-            .sort(["_se", "rating", "search_nodes"], descending=True, nulls_last=True,
+            .sort(["rating", "search_nodes"], descending=True, nulls_last=True,
                   maintain_order=True))
 
 
@@ -323,7 +323,7 @@ def test_summarize_hardest_lists_the_puzzles_to_copy(cli, measured_run):
     done = cli("summarize", measured_run, "--hardest", "5")
     assert done.exit_code == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].split()[:4] == ["#", "se", "rating", "nodes"] and len(lines) == 6
+    assert lines[0].split()[:4] == ["#", "rating", "nodes", "depth"] and len(lines) == 6
     top = _hardest_first(pl.read_parquet(measured_run)).head(5)
     assert "where (the column row: from 0, no header or comment)" in lines[0]  # issue 33.3
     for line, (grid, source, row) in zip(lines[1:], top.select("grid", "source", "row").rows(),
@@ -368,7 +368,7 @@ def test_summarize_by_and_hardest_give_the_hardest_of_each_group(cli, measured_r
         top = frame.filter(pl.col("grade") == grade).head(2)
         assert [hard["grid"] for hard in hards] == top["grid"].to_list(), grade
     text = cli("summarize", measured_run, "--by", "collection", "--hardest", "1").stdout
-    assert text.startswith("collection ") and text.count("  #    se  rating") >= 3
+    assert text.startswith("collection ") and text.count("  #  rating") >= 3
     assert cli("summarize", measured_run, "--by", "grade", "--duplicates").exit_code == 2
 
 

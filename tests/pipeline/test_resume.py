@@ -282,6 +282,7 @@ def test_a_time_limit_shorter_than_a_batch_still_makes_progress(slow, tmp_path):
     assert runs.rows(out).equals(runs.rows(reference).slice(0, 240))
 
 
+@pytest.mark.slow
 def test_with_overwrite_the_time_limit_says_to_rerun_without_it(slow, tmp_path):
     path, _ = slow
     out = tmp_path / "out"

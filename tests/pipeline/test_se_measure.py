@@ -44,9 +44,15 @@ def _folded(path: dict[str, int]) -> dict[str, int]:
     return {name: counts[name] for name in SE_TECHNIQUES if name in counts}
 
 
-def test_the_columns_are_serates_numbers_and_null_unless_unique():
+# The compiled SE rating compiles for minutes in a fresh clone: its runs are slow tests
+# (make test-slow); the fast suite holds the columns to serate's numbers through the reference.
+COMPILED = pytest.mark.slow
+
+
+@pytest.mark.parametrize("implementation", ["reference", pytest.param("fast", marks=COMPILED)])
+def test_the_columns_are_serates_numbers_and_null_unless_unique(implementation):
     puzzles = [row["puzzle"] for row in EASY] + [MULTIPLE, "x" * 81]
-    batch = solver.solve_strings(puzzles, measures=("se",))
+    batch = solver.solve_strings(puzzles, measures=("se",), implementation=implementation)
     for i, row in enumerate(EASY):
         result = batch.row(i)
         assert (result.se, result.se_ep, result.se_ed) == row["expected"], row["source"]
@@ -54,11 +60,12 @@ def test_the_columns_are_serates_numbers_and_null_unless_unique():
     for i in (len(EASY), len(EASY) + 1):
         result = batch.row(i)
         assert (result.se, result.se_ep, result.se_ed, result.se_techniques) == (None,) * 4
-    solved = solver.solve(EASY[0]["puzzle"], measures=("se",), max_solutions=1)
+    solved = solver.solve(EASY[0]["puzzle"], measures=("se",), max_solutions=1,
+                          implementation=implementation)
     assert solved.status == "solved" and solved.se is None  # SPEC 5.4: unique rows only
-    assert solver.solve(EASY[0]["puzzle"]).se is None  # not asked for
+    assert solver.solve(EASY[0]["puzzle"], implementation=implementation).se is None
     auto = solver.solve_strings(["....2..11.24....", EASY[0]["puzzle"]], boxsize="auto",
-                                measures=("se",))
+                                measures=("se",), implementation=implementation)
     assert auto.row(0).boxsize == 2 and auto.row(0).se is None  # 9 x 9 only
     assert auto.row(1).se == float(EASY[0]["er"])
 
@@ -147,6 +154,7 @@ def se_run(tmp_path_factory):
     return out, summary, pl.read_parquet(out / "part-*.parquet")
 
 
+@COMPILED
 def test_a_run_writes_the_columns_and_the_struct_queries(se_run):
     out, _, frame = se_run
     assert frame["se"].to_list() == [float(row["er"]) for row in EASY] + [None, None]
@@ -162,6 +170,7 @@ def test_a_run_writes_the_columns_and_the_struct_queries(se_run):
     assert found == [(x_wing.height,)]
 
 
+@COMPILED
 def test_the_summary_counts_the_rows_over_the_budget(se_run):
     _, summary, frame = se_run
     numbers = summary.numbers
@@ -174,6 +183,7 @@ def test_the_summary_counts_the_rows_over_the_budget(se_run):
     assert "se bands      1.x:2  2.x:1  3.x:1  4.x:1  5.x:1" in text
 
 
+@COMPILED
 def test_by_and_hardest_show_the_se(se_run):
     out, _, _ = se_run
     grouped = summarize_by(out, "source")
@@ -189,6 +199,7 @@ def test_by_and_hardest_show_the_se(se_run):
     assert lines[1].split()[1] == "over" and lines[2].split()[1] == "5.6"
 
 
+@COMPILED
 def test_the_report_shows_the_se(se_run, tmp_path):
     out, _, _ = se_run
     written, _ = write_report(out, tmp_path / "report.html", by="source")
@@ -197,6 +208,7 @@ def test_the_report_shows_the_se(se_run, tmp_path):
     assert "1 row over the SE work budget" in page and "SE over the work budget" in page
 
 
+@COMPILED
 def test_explain_prints_the_path_as_it_goes(cli):
     puzzle = "".join("." if i in (0, 13, 26, 30, 43, 80) else ch for i, ch in enumerate(FULL))
     result = cli("solve", "--measures", "se", "--explain", puzzle)
@@ -218,6 +230,7 @@ def test_explain_prints_the_path_as_it_goes(cli):
     assert lines[-1] == "ER/EP/ED: 4.2/1.2/1.2"
 
 
+@COMPILED
 def test_generate_keeps_the_puzzles_of_an_se_band(tmp_path):
     settings, generation = load_generation(count=4, seed=3, se="1.0-2.0", workers=1,
                                            se_budget=1000)

@@ -81,6 +81,7 @@ with announcing_compiles():
 """
 
 
+@pytest.mark.slow
 def test_a_kernel_compiling_is_named_on_one_line_and_a_cached_one_says_nothing(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     runs = [subprocess.run([sys.executable, "-c", NOW], cwd=ROOT, env=env, capture_output=True,

@@ -125,6 +125,7 @@ def test_generated_puzzles_of_every_size_agree_to_the_node(boxsize, variant):
 
 @pytest.mark.parametrize("variant", [{"rules": "singles"},
                                      pytest.param({"prune": "fixpoint"}, marks=pytest.mark.slow)])
+@pytest.mark.slow
 def test_published_hexadoku_agree_to_the_node(variant):
     frame = hexadoku()
     assert_agree(frame["puzzle"].to_list(), boxsize=4, alphabet=HEX, max_nodes=3_000, **variant)

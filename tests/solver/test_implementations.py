@@ -84,6 +84,7 @@ def check_fresh_samples(per_set, max_nodes, variant):
         assert_implementations_agree(sample, max_nodes=max_nodes, **variant)
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None)
 @given(puzzles(min_givens=0, max_givens=81))
 def test_generated_puzzles(text):

@@ -114,6 +114,7 @@ def assert_ratings_agree(texts, samples, max_nodes):
         assert (None if np.isnan(mine) else mine) == oracle, text
 
 
+@pytest.mark.slow
 def test_ratings_agree_on_every_excerpt():
     """Every row, whatever its status (the copies of a puzzle with several solutions stop at their
     second), at a budget that some copies hit."""
@@ -219,6 +220,7 @@ def test_rungs_are_monotone_on_excerpts():
         assert_rungs_monotone(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None)
 @given(puzzles(min_givens=22, max_givens=40))
 def test_rungs_are_monotone_on_generated_puzzles(text):

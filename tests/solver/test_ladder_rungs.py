@@ -73,6 +73,7 @@ def test_4x4_grades_agree_on_the_whole_ladder(draw):
     assert fast_grades([text], boxsize=2) == reference_grades([text], "trial2")
 
 
+@pytest.mark.slow
 def test_16x16_grades_agree_up_to_wings():
     puzzles, _ = generate.candidates(3, 0, 2, 4)  # draw 2 takes 3 s to make
     texts = [symbols(4).text(p) for p in puzzles]

@@ -22,6 +22,10 @@ from solver.reference import se_chains as reference
 from solver.reference.se import RULES
 from solver.reference.se_grid import Grid
 
+# Slow (make test-slow): compiling the SE kernels takes about 3.5 minutes of one core in a
+# fresh clone, more than the whole fast suite may take; the reference's tests are fast.
+pytestmark = pytest.mark.slow
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "se" / "chain_positions.tsv"
 
 

@@ -27,6 +27,10 @@ from solver.compiled.se_rules import CHAIN_RULES, RULE_NAMES
 from solver.reference import se as reference_se
 from solver.reference import se_grid
 
+# Slow (make test-slow): compiling the SE kernels takes about 3.5 minutes of one core in a
+# fresh clone, more than the whole fast suite may take; the reference's tests are fast.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 EXCERPT = ROOT / "tests" / "data" / "se" / "excerpt.tsv"
 COMPILED_RULES = [r for r in range(len(RULE_NAMES)) if r not in CHAIN_RULES]

@@ -222,6 +222,7 @@ def _isomorph(puzzle: str, rnd: random.Random) -> str:
 QUICK = [r["puzzle"] for r in FAST if r["expected"][0] <= 7.5 and float(r["serate_s"]) < 1.0]
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(QUICK), st.randoms(use_true_random=False))
 def test_path_keeps_the_solution(puzzle, rnd):
