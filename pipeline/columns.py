@@ -1,9 +1,13 @@
 """The result columns of a part, each declared once: its name, Arrow type, whether it may be
 null, what it means, and how a solved batch fills it.
 
-The part's schema (``pipeline.part.RESULT_FIELDS``) and the conversion of a solved batch into
-those columns (``result_arrays``) are generated from ``RESULT_COLUMNS``, and a test checks the
-manual's column table against it: a new measure is one entry here and its solver function.
+The solver's fields (``solver.records.FIELDS``: name, meaning, numpy type and null) are the
+columns between the pipeline's own (``grid``, ``solution_matches``, ``source``, ``row``): a
+plain number's Arrow type and fill follow from its numpy type and null, and only the fields
+that are not plain numbers have a fill here (``SPECIAL``). The part's schema
+(``pipeline.part.RESULT_FIELDS``) and the conversion of a solved batch into those columns
+(``result_arrays``) are generated from ``RESULT_COLUMNS``, and a test checks the manual's
+column table against it: a new measure is one entry of ``FIELDS`` and its solver function.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import pyarrow.compute as pc
 from pipeline.arrow import ascii_grid, digits_array, text_array
 from solver.api import BatchResult
 from solver.grid import INVALID_BYTE, symbols, translate
+from solver.records import FIELDS, Field
 from solver.vocabulary import GRADES, SE_TECHNIQUES, STATUSES
 
 
@@ -79,17 +84,18 @@ class Column:
         return pa.field(self.name, self.type, nullable=self.nullable)
 
 
-def _metric(name: str, kind: pa.DataType) -> Callable[[Solved], pa.Array]:
-    """A number of the solver's result, null where the puzzle is invalid."""
-    return lambda solved: pa.array(getattr(solved.result, name), kind, mask=solved.null)
+def _plain(field: Field) -> tuple[pa.DataType, Callable[[Solved], pa.Array]]:
+    """A plain number of the solver's result: the Arrow type of its numpy type, and its fill,
+    null where it holds its null value, or, for a number without one, where the puzzle is
+    invalid (unless it is never null)."""
+    kind = pa.from_numpy_dtype(np.dtype(field.dtype))
 
-
-def _decimal(name: str) -> Callable[[Solved], pa.Array]:
-    """A float column of the solver's result, null where NaN."""
     def fill(solved: Solved) -> pa.Array:
-        values = getattr(solved.result, name)
-        return pa.array(values, pa.float64(), mask=np.isnan(values))
-    return fill
+        values = getattr(solved.result, field.name)
+        if field.null is not None:
+            return pa.array(values, kind, mask=field.nulls(values))
+        return pa.array(values, kind, mask=solved.null if field.nullable else None)
+    return kind, fill
 
 
 SE_TECHNIQUES_TYPE = pa.struct([pa.field(name, pa.int16()) for name in SE_TECHNIQUES])
@@ -149,60 +155,35 @@ def _rows_as_bytes(grid: np.ndarray) -> np.ndarray:
     return grid.view(np.dtype((np.void, grid.shape[1]))).reshape(-1)
 
 
+# The solver's fields that are not plain numbers: their Arrow type and how a solved batch fills it.
+SPECIAL: dict[str, tuple[pa.DataType, Callable[[Solved], pa.Array]]] = {
+    "status": (pa.string(), lambda s: labels(s.result.status, STATUSES)),
+    "error": (pa.string(), lambda s: pa.array(s.result.error, pa.string())),
+    "first_solution": (pa.string(), lambda s: digits_array(s.result.first_solution,
+                                                           s.has_solution)),
+    "grade": (pa.string(), lambda s: labels(s.result.grade, GRADES)),
+    "se_techniques": (SE_TECHNIQUES_TYPE, _se_techniques),
+    "canonical": (pa.string(), lambda s: digits_array(s.result.canonical,
+                                                      s.result.canonical[:, 0] != 0)),
+}
+
+
+def solver_column(field: Field) -> Column:
+    """The column of a public field of the solver's result (``solver.records.FIELDS``)."""
+    kind, fill = SPECIAL.get(field.name) or _plain(field)
+    return Column(field.name, kind, field.meaning, fill, field.nullable)
+
+
+SOLVER_COLUMNS = tuple(solver_column(field) for field in FIELDS if field.public)
+_SOLUTION = [column.name for column in SOLVER_COLUMNS].index("first_solution") + 1
 RESULT_COLUMNS = (
     Column("grid", pa.string(), "the puzzle, N * N characters (81 for Sudoku) with `.` for every "
            "blank convention, letters in upper case, whatever the input column was called (null "
            "when invalid)", lambda s: digits_array(translate(s.grid, s.normal), s.valid)),
-    Column("status", pa.string(), "`invalid`, `contradictory`, `budget_exceeded`, `unsolvable`, "
-           "`solved`, `unique`, `multiple` (SPEC 3: the first that applies)",
-           lambda s: labels(s.result.status, STATUSES), nullable=False),
-    Column("error", pa.string(), "why a puzzle is `invalid` or `contradictory`, else null",
-           lambda s: pa.array(s.result.error, pa.string())),
-    Column("boxsize", pa.int8(), "the box size b of the puzzle, N = b * b (SPEC 7: 3 for Sudoku; "
-           "null for an invalid row under boxsize auto)",
-           lambda s: pa.array(s.result.boxsize, pa.int8(), mask=s.result.boxsize == 0)),
-    Column("givens", pa.int16(), "given digits (null when invalid)",
-           _metric("givens", pa.int16())),
-    Column("n_solutions", pa.int32(), "solutions found, at most `max_solutions`",
-           _metric("n_solutions", pa.int32())),
-    Column("solutions_capped", pa.bool_(), "the count stopped at `max_solutions`",
-           _metric("solutions_capped", pa.bool_())),
-    Column("prune_solvable", pa.bool_(), "Bird's pruning alone solves it",
-           _metric("prune_solvable", pa.bool_())),
-    Column("singles_solvable", pa.bool_(), "naked and hidden singles solve it",
-           _metric("singles_solvable", pa.bool_())),
-    Column("search_depth", pa.int32(), "deepest search node", _metric("search_depth", pa.int32())),
-    Column("search_nodes", pa.int64(), "search nodes visited, root included",
-           _metric("search_nodes", pa.int64())),
-    Column("first_solution", pa.string(), "the first solution found, N * N symbols, else null",
-           lambda s: digits_array(s.result.first_solution, s.has_solution)),
+    *SOLVER_COLUMNS[:_SOLUTION],
     Column("solution_matches", pa.bool_(), "first solution = published solution; null without "
            "one", _solution_matches),
-    Column("grade", pa.string(), "the first rung of SPEC 5.1's ladder that solves it (always "
-           "computed; null unless `unique` or `solved`)", lambda s: labels(s.result.grade, GRADES)),
-    Column("rating", pa.float64(), "SPEC 5.2: the mean search depth over symmetric copies "
-           "(`--measures rating`; null unless `unique`)",
-           lambda s: pa.array(s.result.rating, pa.float64(), mask=np.isnan(s.result.rating))),
-    Column("backdoor_size", pa.int8(), "SPEC 5.3: the fewest solution cells singles need "
-           "(`--measures backdoor`; null unless `unique`, or above 3)",
-           lambda s: pa.array(s.result.backdoor_size, pa.int8(), mask=s.result.backdoor_size < 0)),
-    Column("se", pa.float64(), "SPEC 5.4: the Sudoku Explainer rating (ER: the hardest step of "
-           "serate's path, 1.0 to about 12; `--measures se`, 9 x 9 only; null unless `unique`, "
-           "and over the SE work budget `se_budget`)", _decimal("se")),
-    Column("se_ep", pa.float64(), "SPEC 5.4: EP, the hardest step up to the first placement "
-           "(null as `se`)", _decimal("se_ep")),
-    Column("se_ed", pa.float64(), "SPEC 5.4: ED, the first step's difficulty (null as `se`)",
-           _decimal("se_ed")),
-    Column("se_techniques", SE_TECHNIQUES_TYPE, "SPEC 5.4: how many hints of each technique "
-           "family serate's path applies, a struct of int16 fields (`hidden_single`, `x_wing`, "
-           "..., `nested_forcing_chains`; docs/measures.md); null as `se`",
-           _se_techniques),
-    Column("canonical", pa.string(), "SPEC 6: the minlex form up to the Sudoku symmetries "
-           "(`--measures canonical`; null when invalid)",
-           lambda s: digits_array(s.result.canonical, s.result.canonical[:, 0] != 0)),
-    Column("solve_us", pa.float64(), "microseconds of this puzzle's search (its grade and "
-           "measures not included; the only non-deterministic column)",
-           lambda s: pa.array(s.result.solve_us, pa.float64()), nullable=False),
+    *SOLVER_COLUMNS[_SOLUTION:],
     Column("source", pa.string(), "the input file, as named on the command line (or found in a "
            "directory)", lambda s: pa.repeat(pa.scalar(s.source, pa.string()), s.table.num_rows),
            nullable=False),

@@ -12,8 +12,7 @@ give the same numbers, to the node. Besides SPEC section 3's columns they give s
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, make_dataclass
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,145 +30,17 @@ from solver.grid import (
     text_of,
 )
 from solver.options import SolveOptions, check_choice, options_with
-from solver.records import MISSING, Difficulty, SearchColumns
+from solver.records import (
+    MISSING,
+    BatchResult,
+    Difficulty,
+    Result,
+    SearchColumns,
+)
+from solver.records import ROW as ROW  # the row view, public here as it was
 from solver.reference import bird, ladder
 from solver.reference.se_grid import Hint as SEHint
 from solver.vocabulary import GRADES, IMPLEMENTATIONS, SE_TECHNIQUES, STATUSES, se_technique
-
-
-def _text(column: np.ndarray, i: int, boxsize: int) -> str:
-    return column[i, :boxsize**4].tobytes().decode()
-
-
-def _decimal(column: np.ndarray, i: int) -> float | None:
-    return None if np.isnan(column[i]) else float(column[i])
-
-
-def _techniques(batch: BatchResult, i: int, boxsize: int | None) -> dict[str, int] | None:
-    """Row ``i``'s ``se_techniques``: the families on its SE path with their counts (those
-    used only), None where ``se`` is null."""
-    if np.isnan(batch.se[i]):
-        return None
-    return {name: int(count) for name, count in zip(SE_TECHNIQUES, batch.se_techniques[i],
-                                                     strict=True) if count}
-
-
-# The fields of one puzzle's result (SPEC section 3, then 5, 6 and 7), in order, each with how
-# row ``i`` of a ``BatchResult`` reads as it (None: null). ``Result`` and ``BatchResult.row``
-# are generated from this one list; an invalid row has only its status, error and box size.
-ROW = {
-    "status": lambda batch, i, b: STATUSES[batch.status[i]],
-    "error": lambda batch, i, b: batch.error[i],
-    "givens": lambda batch, i, b: int(batch.givens[i]),
-    "n_solutions": lambda batch, i, b: int(batch.n_solutions[i]),
-    "solutions_capped": lambda batch, i, b: bool(batch.solutions_capped[i]),
-    "prune_solvable": lambda batch, i, b: bool(batch.prune_solvable[i]),
-    "singles_solvable": lambda batch, i, b: bool(batch.singles_solvable[i]),
-    "search_depth": lambda batch, i, b: int(batch.search_depth[i]),
-    "search_nodes": lambda batch, i, b: int(batch.search_nodes[i]),
-    "first_solution": lambda batch, i, b: (_text(batch.first_solution, i, b)
-                                           if batch.has_solution[i] else None),
-    "solve_us": lambda batch, i, b: float(batch.solve_us[i]),
-    # SPEC 5.1; None unless status is unique or solved
-    "grade": lambda batch, i, b: (None if batch.grade[i] == MISSING
-                                  else GRADES[batch.grade[i]]),
-    # SPEC 5.2; None unless asked for and status is unique
-    "rating": lambda batch, i, b: None if np.isnan(batch.rating[i]) else float(batch.rating[i]),
-    # SPEC 5.3; None unless asked for, unique, and at most 3
-    "backdoor_size": lambda batch, i, b: (None if batch.backdoor_size[i] == MISSING
-                                          else int(batch.backdoor_size[i])),
-    # SPEC 5.4, 9 x 9 only; None unless asked for and unique, and over the SE work budget
-    "se": lambda batch, i, b: _decimal(batch.se, i),
-    "se_ep": lambda batch, i, b: _decimal(batch.se_ep, i),
-    "se_ed": lambda batch, i, b: _decimal(batch.se_ed, i),
-    "se_techniques": _techniques,
-    # SPEC 6; None unless asked for, and for an invalid puzzle
-    "canonical": lambda batch, i, b: (_text(batch.canonical, i, b) if batch.canonical[i, 0]
-                                      else None),
-    # SPEC 7; None for an invalid puzzle under boxsize "auto"
-    "boxsize": lambda batch, i, b: b,
-}
-ALWAYS = ("status", "error", "boxsize")  # the fields an invalid row has
-
-Result = make_dataclass("Result", [(name, Any, None) for name in ROW], frozen=True)
-Result.__doc__ = """What solving one puzzle found (SPEC section 3): the fields of ``ROW``; metrics are
-None for an invalid puzzle."""
-Result.__module__ = __name__
-
-
-@dataclass
-class BatchResult:
-    """The SPEC section 3 and section 5 columns for a batch, as numpy arrays of length n.
-
-    Where ``valid`` is False (invalid rows) ``givens`` and every metric are meaningless and are to
-    be written as null; ``first_solution`` rows are meaningful only where ``has_solution``.
-    ``grade`` and ``backdoor_size`` are null where -1, ``rating`` where NaN, ``boxsize`` where
-    0 (an invalid row under boxsize "auto"). The grid-shaped columns are C bytes wide, C the
-    cells of the batch's largest box size; a row of a smaller box size fills its first cells.
-    """
-
-    status: np.ndarray  # uint8, index into STATUSES
-    error: list[str | None]
-    valid: np.ndarray  # bool
-    boxsize: np.ndarray  # int8: 2, 3, 4 or 5; 0 = null
-    givens: np.ndarray  # int16
-    n_solutions: np.ndarray  # int32
-    solutions_capped: np.ndarray  # bool
-    prune_solvable: np.ndarray  # bool
-    singles_solvable: np.ndarray  # bool
-    search_depth: np.ndarray  # int32
-    search_nodes: np.ndarray  # int64
-    first_solution: np.ndarray  # (n, C) uint8, the ASCII of the solution's symbols
-    has_solution: np.ndarray  # bool
-    solve_us: np.ndarray  # float64
-    grade: np.ndarray  # int8, index into GRADES; -1 = null
-    rating: np.ndarray  # float64; NaN = null
-    backdoor_size: np.ndarray  # int8; -1 = null
-    se: np.ndarray  # float64 (SPEC 5.4's ER); NaN = null
-    se_ep: np.ndarray  # float64; NaN = null
-    se_ed: np.ndarray  # float64; NaN = null
-    se_techniques: np.ndarray  # (n, len(SE_TECHNIQUES)) int16; rows where se is null unused
-    canonical: np.ndarray  # (n, C) uint8 ASCII, "." for blanks; zero bytes = null
-
-    def __len__(self) -> int:
-        return len(self.status)
-
-    def statuses(self) -> list[str]:
-        return [STATUSES[s] for s in self.status]
-
-    def grades(self) -> list[str | None]:
-        return [None if g == MISSING else GRADES[g] for g in self.grade]
-
-    def row(self, i: int) -> Result:
-        """Row ``i`` as a ``Result`` (nulls where SPEC says so), field by field from ``ROW``."""
-        boxsize = int(self.boxsize[i]) or None
-        valid = bool(self.valid[i])
-        return Result(**{name: read(self, i, boxsize) if valid or name in ALWAYS else None
-                         for name, read in ROW.items()})
-
-    @classmethod
-    def merged(cls, parts: list[tuple[np.ndarray, BatchResult]], n: int) -> BatchResult:
-        """One result of ``n`` rows from ``parts``: each the rows (indexes) it holds and their
-        result (of one box size)."""
-        width = max(part.first_solution.shape[1] for _, part in parts)
-        fields = {}
-        for name, value in vars(parts[0][1]).items():
-            if name == "error":
-                continue
-            grid_shaped = np.ndim(value) == 2 and name in ("first_solution", "canonical")
-            shape = (n, width) if grid_shaped else (n, *np.shape(value)[1:])
-            fields[name] = np.zeros(shape, np.asarray(value).dtype)
-        error: list[str | None] = [None] * n
-        for rows, part in parts:
-            for name, column in fields.items():
-                value = getattr(part, name)
-                if column.ndim == 2:
-                    column[rows, :value.shape[1]] = value
-                else:
-                    column[rows] = value
-            for row, message in zip(rows.tolist(), part.error, strict=True):
-                error[row] = message
-        return cls(error=error, **fields)
 
 
 def solve_grids(grids: np.ndarray, options: SolveOptions | None = None, *,
@@ -220,19 +91,13 @@ def solve_ascii(rows: np.ndarray, options: SolveOptions | None = None, *,
     canonical = (canonical_forms(grids, ~bad, implementation)
                  if options.measured("canonical") and boxsize == 3
                  else np.zeros(rows.shape, np.uint8))
-    return BatchResult(
-        status=status, error=error, valid=~bad,
+    return BatchResult.of(
+        found, measured, status=status, error=error, valid=~bad,
         boxsize=np.where(bad & (options.boxsize == "auto"), 0, boxsize).astype(np.int8),
-        givens=found.givens,
-        n_solutions=found.n_solutions, solutions_capped=found.n_solutions >= options.max_solutions,
-        prune_solvable=found.prune_solvable,
-        singles_solvable=found.singles_solvable, search_depth=found.search_depth,
-        search_nodes=found.search_nodes, first_solution=written.ascii(found.first_solution),
+        solutions_capped=found.n_solutions >= options.max_solutions,
+        first_solution=written.ascii(found.first_solution),
         has_solution=(found.n_solutions > 0) & ~bad, solve_us=found.solve_ns / 1000.0,
-        grade=measured.grade, rating=measured.rating, backdoor_size=measured.backdoor_size,
-        se=measured.se, se_ep=measured.se_ep, se_ed=measured.se_ed,
-        se_techniques=measured.se_techniques, canonical=canonical,
-    )
+        canonical=canonical)
 
 
 def canonical_forms(grids: np.ndarray, valid: np.ndarray,
@@ -366,25 +231,40 @@ def difficulty(grids: np.ndarray, status: np.ndarray, found: SearchColumns,
     return implementation_of(implementation).difficulty(grids, status, found, options)
 
 
-def _se_columns(measured: Difficulty, grids: np.ndarray, rows: np.ndarray, budget: int,
-                se_rating: Callable[[str, int], Any]) -> None:
-    """SPEC 5.4 for ``rows`` of a 9 x 9 batch, into ``measured``: ER, EP, ED and the count of
-    each technique family on the path (``se_techniques``), as ``se_rating`` (an implementation's:
-    puzzle text, work budget -> ``solver.reference.se.SERating``) rates them; null over the
-    budget."""
-    for i in rows:
-        rated = se_rating(text_of(grids[i]), budget)
-        if rated.over_budget:
-            continue
-        measured.se[i], measured.se_ep[i], measured.se_ed[i] = rated.er, rated.ep, rated.ed
-        for name, count in rated.techniques.items():
-            measured.se_techniques[i, SE_TECHNIQUES.index(se_technique(name))] += count
-
-
 # -- the two implementations, one object each with the same methods --------------------------------
 
 
-class Compiled:
+class Implementation:
+    """What the two implementations share: the Sudoku Explainer rating and path (SPEC 5.4) of
+    their own ``se`` module (``se_module``), and the ``se`` columns of a batch from it."""
+
+    def se_module(self) -> Any:
+        raise NotImplementedError
+
+    def se_rating(self, puzzle: str, max_work: int | None = None) -> Any:
+        """``puzzle``'s ``solver.reference.se.SERating``, over budget past ``max_work``."""
+        return self.se_module().se_rating(puzzle, max_work)
+
+    def se_path(self, puzzle: str) -> Iterator[SEHint]:
+        return self.se_module().se_path(puzzle)
+
+    def rate_se(self, measured: Difficulty, grids: np.ndarray, status: np.ndarray,
+                options: SolveOptions) -> None:
+        """SPEC 5.4 for the unique rows of a 9 x 9 batch, into ``measured``, when ``options``
+        ask for it: ER, EP, ED and the count of each technique family on the path
+        (``se_techniques``); null over the budget ``options.se_budget``."""
+        if not options.measured("se") or grids.shape[1] != 81:
+            return
+        for i in np.flatnonzero(status == UNIQUE):
+            rated = self.se_rating(text_of(grids[i]), options.se_budget)
+            if rated.over_budget:
+                continue
+            measured.se[i], measured.se_ep[i], measured.se_ed[i] = rated.er, rated.ep, rated.ed
+            for name, count in rated.techniques.items():
+                measured.se_techniques[i, SE_TECHNIQUES.index(se_technique(name))] += count
+
+
+class Compiled(Implementation):
     """The compiled solver (``solver.compiled``, numba): each module is imported, and its code
     loaded, the first time it runs. Each concept's module serves every box size."""
 
@@ -430,20 +310,14 @@ class Compiled:
 
                 measured.backdoor_size[harder] = measures.backdoor_sizes(
                     grids[harder], found.first_solution[harder], boxsize)
-        if options.measured("se") and boxsize == 3:
-            _se_columns(measured, grids, np.flatnonzero(unique), options.se_budget, self.se_rating)
+        self.rate_se(measured, grids, status, options)
         return measured
 
-    # The compiled SE rating (``solver.compiled.se``): the reference's path, compiled.
-    def se_rating(self, puzzle: str, max_work: int | None = None) -> Any:
-        from solver.compiled.se import se_rating
+    def se_module(self) -> Any:
+        """``solver.compiled.se``: the reference's path, compiled."""
+        from solver.compiled import se
 
-        return se_rating(puzzle, max_work)
-
-    def se_path(self, puzzle: str) -> Iterator[SEHint]:
-        from solver.compiled.se import se_path
-
-        return se_path(puzzle)
+        return se
 
     def canonical(self, grids: np.ndarray) -> np.ndarray:
         from solver.compiled.canonical import canonical_grids
@@ -451,7 +325,7 @@ class Compiled:
         return canonical_grids(grids)
 
 
-class Reference:
+class Reference(Implementation):
     """Bird's equations (``solver.reference``), one puzzle at a time."""
 
     def search(self, grids: np.ndarray, options: SolveOptions) -> SearchColumns:
@@ -493,21 +367,14 @@ class Reference:
                 solution = bird.read_mat(text_of(found.first_solution[i]))
                 size = ladder.backdoor_size(g, solution, ladder.largest_backdoor(len(g)))
                 measured.backdoor_size[i] = MISSING if size is None else size
-        if options.measured("se") and grids.shape[1] == 81:
-            _se_columns(measured, grids, np.flatnonzero(status == UNIQUE), options.se_budget,
-                        self.se_rating)
+        self.rate_se(measured, grids, status, options)
         return measured
 
-    def se_rating(self, puzzle: str, max_work: int | None = None) -> Any:
+    def se_module(self) -> Any:
         """``solver.reference.se``: serate's rules in plain Python."""
-        from solver.reference.se import se_rating
+        from solver.reference import se
 
-        return se_rating(puzzle, max_work)
-
-    def se_path(self, puzzle: str) -> Iterator[SEHint]:
-        from solver.reference.se import se_path
-
-        return se_path(puzzle)
+        return se
 
     def canonical(self, grids: np.ndarray) -> np.ndarray:
         """``solver.reference.canonical``, which walks the symmetries one by one."""
