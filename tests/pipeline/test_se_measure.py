@@ -44,13 +44,14 @@ def _folded(path: dict[str, int]) -> dict[str, int]:
     return {name: counts[name] for name in SE_TECHNIQUES if name in counts}
 
 
-# The compiled SE rating compiles for minutes in a fresh clone: its runs are slow tests
-# (make test-slow); the fast suite holds the columns to serate's numbers through the reference.
+# The compiled SE rating compiles for minutes in a fresh clone: what uses it is a slow test (make
+# test-slow); the fast suite holds the reference's ratings to serate's (test_se_reference.py).
 COMPILED = pytest.mark.slow
 
 
-@pytest.mark.parametrize("implementation", ["reference", pytest.param("fast", marks=COMPILED)])
-def test_the_columns_are_serates_numbers_and_null_unless_unique(implementation):
+@COMPILED
+def test_the_columns_are_serates_numbers_and_null_unless_unique():
+    implementation = "fast"
     puzzles = [row["puzzle"] for row in EASY] + [MULTIPLE, "x" * 81]
     batch = solver.solve_strings(puzzles, measures=("se",), implementation=implementation)
     for i, row in enumerate(EASY):

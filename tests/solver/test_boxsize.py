@@ -98,8 +98,7 @@ def assert_agree(puzzles: list[str], **options) -> None:
 def size_and_variant_cases():
     """Every box size under every variant; from 9 x 9 up the fast suite keeps some variants (the
     reference takes seconds a puzzle beyond 9 x 9; test_implementations runs every variant on
-    9 x 9, test_published_hexadoku the singles rules on 16 x 16) and ``make test-slow`` runs
-    the others."""
+    9 x 9) and ``make test-slow`` runs the others, and the published 16 x 16 puzzles."""
     kept = {3: ("fixpoint-smallest", "once-smallest", "singles"), 4: ("fixpoint-smallest",),
             5: ("once-smallest",)}
     for boxsize in (2, 3, 4, 5):
