@@ -33,7 +33,7 @@ from solver.compiled.se_board import (
     positions,
 )
 from solver.jit import compiled
-from solver.reference import se_grid
+from solver.reference import se_grid, se_uniqueness
 
 # -- the output record -----------------------------------------------------------------------------
 
@@ -814,16 +814,7 @@ def is_valid_loop(board, loop, size):
     return True
 
 
-@compiled
-def loop_difficulty(size):
-    result = 4.5
-    if size >= 10:
-        result += 0.3
-    if size >= 8:
-        result += 0.2
-    elif size >= 6:
-        result += 0.1
-    return result
+loop_difficulty = compiled(se_uniqueness.loop_difficulty)  # the reference's, compiled
 
 
 @compiled
