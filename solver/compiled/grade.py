@@ -110,22 +110,16 @@ def lock_pass(matrix, tables):
         pointing = shared & ~box_rest & line_rest
         claiming = shared & ~line_rest & box_rest
         for k in range(rest):
-            if pointing:
-                cell = cells[b + rest + k]
-                after = np.int64(matrix[cell]) & ~pointing
-                if after != matrix[cell]:
-                    matrix[cell] = after
-                    changed = True
-                    if after == 0:
-                        return True, changed
-            if claiming:
-                cell = cells[b + k]
-                after = np.int64(matrix[cell]) & ~claiming
-                if after != matrix[cell]:
-                    matrix[cell] = after
-                    changed = True
-                    if after == 0:
-                        return True, changed
+            for side in range(2):  # pointing takes from the line's rest, claiming the box's
+                digits = pointing if side == 0 else claiming
+                if digits:
+                    cell = cells[b + k + (rest if side == 0 else 0)]
+                    after = np.int64(matrix[cell]) & ~digits
+                    if after != matrix[cell]:
+                        matrix[cell] = after
+                        changed = True
+                        if after == 0:
+                            return True, changed
     return False, changed
 
 

@@ -278,11 +278,22 @@ def blocked(matrix, tables):
     for cell in range(matrix.shape[0]):
         if matrix[cell] == 0:
             return True
+    return unsafe(matrix, tables, False)
+
+
+@compiled(inline="always")
+def unsafe(cells, tables, digits):
+    """not (safe m): some unit holds two cells fixed to the same digit. ``cells`` is the
+    matrix m (masks of choices), or with ``digits`` a grid g (0 = blank) read as m = choices g."""
     units = tables.units
     for unit in range(units.shape[0]):
         seen = np.int32(0)
         for k in range(units.shape[1]):
-            choices = np.int32(matrix[units[unit, k]])
+            value = cells[units[unit, k]]
+            if digits:
+                choices = np.int32(1) << np.int32(value - 1) if value else np.int32(0)
+            else:
+                choices = np.int32(value)
             if single(choices):
                 if seen & choices:
                     return True
@@ -412,18 +423,9 @@ def close_singles(matrix, work, tables):
 
 @compiled
 def contradictory(grid, tables):
-    """Givens repeat a digit in some unit."""
-    units = tables.units
-    for unit in range(units.shape[0]):
-        seen = np.int32(0)
-        for k in range(units.shape[1]):
-            digit = grid[units[unit, k]]
-            if digit:
-                bit = np.int32(1) << (digit - 1)
-                if seen & bit:
-                    return True
-                seen |= bit
-    return False
+    """Givens repeat a digit in some unit: not (safe (choices grid)), a blank being no fixed
+    cell."""
+    return unsafe(grid, tables, True)
 
 
 @compiled(inline="always")

@@ -33,7 +33,7 @@ from solver.compiled.se_board import (
     positions,
 )
 from solver.jit import compiled
-from solver.reference import se_grid
+from solver.reference import se_grid, se_uniqueness
 
 # -- the output record -----------------------------------------------------------------------------
 
@@ -292,8 +292,10 @@ def direct_locking_single(board, table, r1, r2, d):
 
 
 @compiled
-def direct_intersections(board, values, cands, scratch, out):
-    """Direct Pointing (1.7) and Direct Claiming (1.9)."""
+def locking_hints(board, cands, scratch, out, direct):
+    """The first Pointing (2.6) or Claiming (2.8) hint that removes something, or with
+    ``direct`` the first Direct Pointing (1.7) or Direct Claiming (1.9), whose locked digit
+    leaves a hidden single, into ``out``; whether there is one. Fills ``scratch.table``."""
     table = scratch.table
     position_table(cands, table, board)
     for k in range(4):
@@ -304,36 +306,35 @@ def direct_intersections(board, values, cands, scratch, out):
                 for d in range(1, 10):
                     if not locked(table, board, r1, r2, d):
                         continue
-                    cell = direct_locking_single(board, table, r1, r2, d)
-                    if cell >= 0:
-                        pointing = r1 < 9
+                    cell = direct_locking_single(board, table, r1, r2, d) if direct else -1
+                    if direct and cell < 0:
+                        continue
+                    pointing = r1 < 9
+                    if direct:
                         begin(out, DIRECT_POINTING if pointing else DIRECT_CLAIMING,
                               1.7 if pointing else 1.9)
-                        locking_hint(board, cands, table, r1, r2, d, out)
+                    else:
+                        begin(out, POINTING if pointing else CLAIMING, 2.6 if pointing else 2.8)
+                    locking_hint(board, cands, table, r1, r2, d, out)
+                    if direct:
                         set_placement(out, cell, d)
+                    if direct or has_removals(out):
                         return True
     return False
 
 
 @compiled
+def direct_intersections(board, values, cands, scratch, out):
+    """Direct Pointing (1.7) and Direct Claiming (1.9)."""
+    return locking_hints(board, cands, scratch, out, True)
+
+
+@compiled
 def intersections(board, values, cands, scratch, out):
     """Pointing (2.6), Claiming (2.8), then Generalized Intersection (2.9)."""
-    table = scratch.table
-    position_table(cands, table, board)
-    for k in range(4):
-        for r1 in range(LOCK_BASES[k], LOCK_BASES[k] + 9):
-            for r2 in range(LOCK_COVERS[k], LOCK_COVERS[k] + 9):
-                if board.inside[r1, r2] == 0:
-                    continue
-                for d in range(1, 10):
-                    if not locked(table, board, r1, r2, d):
-                        continue
-                    pointing = r1 < 9
-                    begin(out, POINTING if pointing else CLAIMING, 2.6 if pointing else 2.8)
-                    locking_hint(board, cands, table, r1, r2, d, out)
-                    if has_removals(out):
-                        return True
-    return generalized_intersections(board, cands, table, out)
+    if locking_hints(board, cands, scratch, out, False):
+        return True
+    return generalized_intersections(board, cands, scratch.table, out)
 
 
 @compiled
@@ -814,16 +815,7 @@ def is_valid_loop(board, loop, size):
     return True
 
 
-@compiled
-def loop_difficulty(size):
-    result = 4.5
-    if size >= 10:
-        result += 0.3
-    if size >= 8:
-        result += 0.2
-    elif size >= 6:
-        result += 0.1
-    return result
+loop_difficulty = compiled(se_uniqueness.loop_difficulty)  # the reference's, compiled
 
 
 @compiled

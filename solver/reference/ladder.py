@@ -265,14 +265,18 @@ def closure(rules: Sequence[Rule], m: Matrix) -> Matrix:
     blocked one (SPEC 5.1); this one applies the first rule that changes anything, then starts
     again from the first, so the cheap rules do most of the work.
     """
-    while True:
-        for rule in rules:
-            after = rule(m)
-            if after != m:
-                m = after
-                break
-        else:
-            return m
+    while (after := _first_change(rules, m)) is not None:
+        m = after
+    return m
+
+
+def _first_change(rules: Sequence[Rule], m: Matrix) -> Matrix | None:
+    """What the first of ``rules`` that changes ``m`` makes of it, or None when none does."""
+    for rule in rules:
+        after = rule(m)
+        if after != m:
+            return after
+    return None
 
 
 # -- what a rule saw, for ``explain`` and for the rules that work by instances ---------------------
@@ -488,13 +492,10 @@ def trials_by(rules: Sequence[Rule], name: str) -> Callable[[Matrix], Iterator[F
 def closure_or_none(rules: Sequence[Rule], m: Matrix) -> Matrix | None:
     """``closure rules m``, or None when it is blocked (``ends_blocked``)."""
     while not cheaply_blocked(m):
-        for rule in rules:
-            after = rule(m)
-            if after != m:
-                m = after
-                break
-        else:
+        after = _first_change(rules, m)
+        if after is None:
             return None if blocked(m) else m
+        m = after
     return None
 
 

@@ -77,7 +77,9 @@ def _is_valid_loop(loop: list[int]) -> bool:
     return odd == even
 
 
-def _loop_difficulty(size: int) -> float:
+def loop_difficulty(size: int) -> float:
+    """A loop's difficulty by its number of cells (plain Python: the compiled rating compiles
+    this very function)."""
     result = 4.5
     if size >= 10:
         result += 0.3
@@ -100,7 +102,7 @@ class _Loop:
         self.loop = loop
         self.v1, self.v2 = v1, v2
         self.removals = removals
-        self.difficulty = _loop_difficulty(len(loop)) + extra_difficulty  # + 0.0 is exact
+        self.difficulty = loop_difficulty(len(loop)) + extra_difficulty  # + 0.0 is exact
         shape = "Rectangle" if len(loop) == 4 else "Loop"
         size = f" {len(loop)}" if len(loop) > 6 else ""
         self.name = f"Unique {shape}{size} type {type_}{extra_name}"
