@@ -17,7 +17,8 @@ from solver.compiled import generate
 from solver.compiled import grade as compiled_grade
 from solver.grid import ascii_rows, grids_from_ascii, symbols
 from solver.reference import bird, ladder
-from tests.solver.test_ladder import RUNG_EXAMPLES, grids_of, matrix_of
+from tests.solver.test_ladder import grids_of, matrix_of
+from tests.solver.test_ladder_examples import RUNG_EXAMPLES
 from tests.solver_cases import SHARED_DATASETS, excerpts
 
 DATA = SHARED_DATASETS
