@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.compiled.kernels import lowest_bit_index
+from solver.compiled.kernels import lowest_bit_index, popcount
 from solver.compiled.kernels_9x9 import (
     ALL_UNITS,
     BIT_TABLES,
@@ -343,16 +343,6 @@ def _fix(board, digit, band, cells, bands):
     _place(board, digit, band, cells, bands)
 
 
-@compiled(inline="always")
-def _popcount9(mask):
-    """The number of digits in a 9-bit mask."""
-    count = 0
-    while mask:
-        mask &= mask - 1
-        count += 1
-    return count
-
-
 @compiled
 def _fewest(board, cells):
     """The open cells of a closure with the fewest choices, in row-major order, into ``cells``;
@@ -382,7 +372,7 @@ def _fewest(board, cells):
         return n
     fewest = 10
     for cell in range(81):
-        size = _popcount9(_choices_of(board, cell))
+        size = popcount(_choices_of(board, cell))
         if size > 1 and size <= fewest:
             if size < fewest:
                 fewest = size

@@ -113,15 +113,6 @@ def fill_candidates(values, cands, board):
 
 
 @compiled
-def popcount(m):
-    n = 0
-    while m:
-        m &= m - 1
-        n += 1
-    return n
-
-
-@compiled
 def lowest(m):
     """The smallest digit (bit index) of a non-empty mask."""
     d = 0

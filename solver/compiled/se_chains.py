@@ -8,20 +8,23 @@ dynamic (+) (9.0+, its inner rules in ``solver.compiled.se_inner``) forcing chai
 rules of levels 2-5 (9.5+) still run the reference** (``_reference_search``), counted and
 stopped the same way.
 
-How the reference's objects are held here:
+How the reference's objects are held here (the compiled functions take them as records: the
+rule's ``Chaining``, the grid's ``ChainGrid``, the nodes' ``Arena``, the maps' and queues'
+``Work``, the hints' ``Hints``):
 
-- a candidate in a chain (SE's Potential) is a row of ``nodes``: cell, digit, on (1) or off (0),
-  cause (-1 none, 0 naked, 1..3 block/row/column, 4 an inner rule's removal), and where its
-  parents lie in ``parents``
-  (node indexes, first parent first). Its key is ``cell * 20 + digit * 2 + on``, the
-  reference's ``Node.key``. The nodes are dropped once the start cell (or start candidate, for
-  the static rule) is done: only the best hint so far is kept, copied out (``_offer``);
+- a candidate in a chain (SE's Potential) is a row of ``Arena.nodes``: cell, digit, on (1) or
+  off (0), cause (-1 none, 0 naked, 1..3 block/row/column, 4 an inner rule's removal), and where
+  its parents lie in ``Arena.parents`` (node indexes, first parent first). Its key is
+  ``cell * 20 + digit * 2 + on``, the reference's ``Node.key``. The nodes are dropped once the
+  start cell (or start candidate, for the static rule) is done: only the best hint so far is
+  kept, copied out (``_offer``);
 - a dict of nodes by key (``to_on``, ``to_off`` together, their keys differ in the last bit) is
-  a map slot: ``lookup[slot, key]`` (-1 when absent) and the insertion order ``order[slot]``,
+  a map slot: ``Maps.lookup[slot, key]`` (-1 when absent) and the insertion order ``order[slot]``,
   which the reference's iterations over ``dict.values()`` follow;
-- the candidates are ``cands[cell]`` (bit d for digit d) and ``pos[region, digit]``, the 9-bit
-  places of a digit in a region in SE's region order; the start grid stays in ``cands0``/``pos0``
-  (the reference's saved grid: a dynamic chain's removed candidates are read against it).
+- the candidates are ``ChainGrid.cands[cell]`` (bit d for digit d) and ``pos[region, digit]``,
+  the 9-bit places of a digit in a region in SE's region order; the start grid stays in
+  ``cands0``/``pos0`` (the reference's saved grid: a dynamic chain's removed candidates are read
+  against it).
 
 Every chain rule of the reference collects all its hints, sorts them by (difficulty,
 complexity, kind), stable, and drops repeats; the first is the hint applied. So only the least
@@ -29,7 +32,7 @@ hint found, the first among equals, is kept here, with the same floats for the d
 
 The work counter is the reference's: one unit per candidate taken off ``pending_on`` or
 ``pending_off`` in ``Chaining.propagate`` (the cycles and forcing X-chains of the static rule
-have their own queues and count nothing).
+have their own queues, one here, and count nothing).
 
 The hints returned carry no ``rule_parents`` (only a nested chain's inner rules use them, and
 those run inside the compiled code). A search that runs out of the fixed node pools (never seen
@@ -43,7 +46,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.compiled.se_inner import EMPTY, OCCURRENCES, SPACE, inner_hints, popcount
+from solver.compiled.kernels import popcount
+from solver.compiled.se_inner import (
+    EMPTY,
+    OCCURRENCES,
+    ChainGrid,
+    InnerWork,
+    inner_hints,
+    inner_work,
+)
 from solver.jit import compiled
 from solver.reference import se_chains as reference
 from solver.reference.se import RULES
@@ -69,7 +80,7 @@ CYCLE, FORCING, BINARY, CELL, REGION = 0, 1, 2, 3, 4
 # Modes of the compiled rules.
 STATIC, NISHIO, MULTIPLE, DYNAMIC = 0, 1, 2, 3
 
-# ctr: the counters of one call.
+# Arena.counters: the counters of one search.
 N_NODES, N_PARENTS, WORK, MAX_WORK, STATUS, STAMP = 0, 1, 2, 3, 4, 5
 OK, OVER_BUDGET_STATUS, OVERFLOW = 0, 1, 2
 
@@ -78,10 +89,10 @@ DIGIT_SLOT, OFF_SLOT, REGION_SLOT = 0, 9, 10
 CYCLE_SLOT, FORCING_SLOT = 0, 1
 SLOTS = 19
 
-# best: the fields of the least hint found so far.
-(HAS, KIND, X, Y, ABSURD, COMPLEXITY, SORT_KEY, PLACE_CELL, PLACE_DIGIT, SOURCE_CELL,
+# Hints.best: the fields of the least hint found so far (a node's cell, digit and on together).
+(HAS, KIND, X, Y, ABSURD, COMPLEXITY, SORT_KEY, PLACE_CELL, PLACE_DIGIT, PLACE_ON, SOURCE_CELL,
  SOURCE_DIGIT, SOURCE_ON, T0_CELL, T0_DIGIT, T0_ON, T1_CELL, T1_DIGIT, T1_ON, HINT_REGION,
- HINT_DIGIT, N_REMOVALS, N_LINE, N_DIGITS_MASK) = range(23)
+ HINT_DIGIT, N_REMOVALS, N_LINE, N_DIGITS_MASK) = range(24)
 BEST_FIELDS = 24
 
 NODE_CAPACITY = 1 << 19
@@ -89,7 +100,99 @@ PARENT_CAPACITY = 1 << 21
 QUEUE_CAPACITY = 1 << 16
 
 
+# -- the records the compiled functions take ------------------------------------------------------
+
+
+class Chaining(NamedTuple):
+    """How a compiled rule chains (from its ``_Rule``)."""
+
+    mode: int  # STATIC, NISHIO, MULTIPLE or DYNAMIC
+    level: int  # 1: dynamic (+), whose stalled propagations call the inner rules
+    base: float  # the difficulty of its hints before the length bonus (not the static rule's)
+
+
+class Links(NamedTuple):
+    """The implications a search follows, and what filters them (made in the compiled code:
+    ``_propagate``, the static rule's searches)."""
+
+    cell: bool  # in a cell: "on" turns the other candidates off, "off" of two the other on
+    region: bool  # in a region: "off" of a digit's two places turns the other on
+    dynamic: bool  # what was removed since the start is a parent of what turns on
+    known: int  # the map slot of the nodes known so far, left out (SE's ``known``); -1 none
+
+
+class Arena(NamedTuple):
+    """The nodes of the chains from one start (SE's Potentials), and the counters of the
+    search."""
+
+    nodes: np.ndarray  # (NODE_CAPACITY, 6) int32: cell, digit, on, cause, first parent, parents
+    parents: np.ndarray  # (PARENT_CAPACITY,) int32: the parents' node indexes, a node's together
+    counters: np.ndarray  # (8,) int64: N_NODES, N_PARENTS, WORK, MAX_WORK, STATUS, STAMP
+
+
+class Maps(NamedTuple):
+    """SE's dicts of nodes by key (``to_on`` and ``to_off`` together), one a slot."""
+
+    lookup: np.ndarray  # (SLOTS, KEYS) int32: a map's node of each key, -1 when absent
+    order: np.ndarray  # (SLOTS, KEYS) int32: a map's nodes in their insertion order
+    sizes: np.ndarray  # (SLOTS,) int64: how many nodes each map holds
+
+
+class Work(NamedTuple):
+    """The maps, queues and scratch arrays of a search."""
+
+    maps: Maps
+    on: np.ndarray  # (KEYS,) int32: a propagation's "on" nodes to take
+    off: np.ndarray  # (QUEUE_CAPACITY + KEYS,) int32: its "off" nodes; the static rule's queue
+    implied: np.ndarray  # (64,) int32: what one node implies
+    stamp: np.ndarray  # (KEYS,) int64: the walk of ``_ancestors`` that last met each key
+    bfs: np.ndarray  # (QUEUE_CAPACITY,) int32: the queue of ``_ancestors``
+    pair: np.ndarray  # (2,) int32: a contradiction's "on" and "off" nodes
+    inner: InnerWork  # the inner rules' hints (dynamic (+))
+    cycle_ends: np.ndarray  # (QUEUE_CAPACITY,) int32: the cycles from one start, by last node
+    chains: np.ndarray  # (4,) int32: the forcing chains from one start, by last node
+    taken: np.ndarray  # (KEYS,) uint8: the keys of those chains' last nodes
+    cycle: np.ndarray  # (81,) int32: the nodes of one cycle
+    in_cycle: np.ndarray  # (81,) uint8: its cells
+    forward: np.ndarray  # (81,) int32: the digits its "on" nodes' cells see, by cell
+    backward: np.ndarray  # (81,) int32: the same of its "off" nodes
+
+
+class Hints(NamedTuple):
+    """The hint being offered (its arrays) and the least hint found so far."""
+
+    targets: np.ndarray  # (9,) int32: the nodes it follows from (its chains' last nodes)
+    removals: np.ndarray  # (81, 2) int32: cell, digits removed
+    line: np.ndarray  # (81,) int32: a cycle's cells, as SE lists them
+    best: np.ndarray  # (BEST_FIELDS,) int64: the least hint's fields (HAS ... N_DIGITS_MASK)
+    difficulty: np.ndarray  # (1,) float64: its difficulty
+    best_removals: np.ndarray  # (81, 2) int32
+    best_cells: np.ndarray  # (81,) uint8: the cells of its chains
+    best_line: np.ndarray  # (81,) int32
+
+
+class Found(NamedTuple):
+    """A hint a rule found, as ``_offer`` ranks it (made in the compiled code); its nodes and
+    removals are the first of ``Hints.targets``, ``Hints.removals`` and ``Hints.line``."""
+
+    kind: int  # CYCLE, FORCING, BINARY, CELL or REGION
+    x: bool  # a cycle's or forcing chain's links: a digit's places (X), a cell's (Y), or both
+    y: bool
+    absurd: bool  # a binary chain's contradiction
+    base: float  # the rule's difficulty (the cycles and forcing chains have their own)
+    n_targets: int
+    n_removals: int
+    n_line: int
+    place: int  # the "on" node whose candidate is placed, -1 for none
+    source: int  # the node assumed (binary chains) or the start cell's (cell chains), -1
+    region: int  # region chains: the region and digit; -1 and 0 for the other kinds
+    digit: int
+
+
 # -- nodes ---------------------------------------------------------------------------------------
+# The helpers inlined into the searches' loops take the few arrays they use and read a record's
+# fields where they use them: numba counts a reference for every array an inlined call binds,
+# at every call.
 
 
 @compiled(inline="always")
@@ -107,59 +210,61 @@ def _key(nodes, n):
 
 
 @compiled(inline="always")
-def _new_node(nodes, parents, ctr, cell, digit, on, cause, parent):
+def _new_node(arena, cell, digit, on, cause, parent):
     """A node with one parent (or none: ``parent`` -1); -1 when the pool is full."""
-    n = ctr[N_NODES]
-    if n >= nodes.shape[0] or ctr[N_PARENTS] >= parents.shape[0]:
-        ctr[STATUS] = OVERFLOW
+    n = arena.counters[N_NODES]
+    first_parent = arena.counters[N_PARENTS]
+    if n >= arena.nodes.shape[0] or first_parent >= arena.parents.shape[0]:
+        arena.counters[STATUS] = OVERFLOW
         return -1
-    nodes[n, 0] = cell
-    nodes[n, 1] = digit
-    nodes[n, 2] = on
-    nodes[n, 3] = cause
-    nodes[n, 4] = ctr[N_PARENTS]
-    nodes[n, 5] = 0
+    arena.nodes[n, 0] = cell
+    arena.nodes[n, 1] = digit
+    arena.nodes[n, 2] = on
+    arena.nodes[n, 3] = cause
+    arena.nodes[n, 4] = first_parent
+    arena.nodes[n, 5] = 0
     if parent >= 0:
-        parents[ctr[N_PARENTS]] = parent
-        ctr[N_PARENTS] += 1
-        nodes[n, 5] = 1
-    ctr[N_NODES] = n + 1
+        arena.parents[first_parent] = parent
+        arena.counters[N_PARENTS] = first_parent + 1
+        arena.nodes[n, 5] = 1
+    arena.counters[N_NODES] = n + 1
     return n
 
 
 @compiled(inline="always")
-def _add_parent(nodes, parents, ctr, n, parent):
+def _add_parent(arena, n, parent):
     """One more parent of ``n``, the newest node (its parents are the last in ``parents``)."""
-    if parent < 0 or ctr[N_PARENTS] >= parents.shape[0]:
-        ctr[STATUS] = OVERFLOW  # a parent the reference would fail to find (KeyError)
+    last = arena.counters[N_PARENTS]
+    if parent < 0 or last >= arena.parents.shape[0]:
+        arena.counters[STATUS] = OVERFLOW  # a parent the reference would fail to find (KeyError)
         return
-    parents[ctr[N_PARENTS]] = parent
-    ctr[N_PARENTS] += 1
-    nodes[n, 5] += 1
+    arena.parents[last] = parent
+    arena.counters[N_PARENTS] = last + 1
+    arena.nodes[n, 5] += 1
 
 
 @compiled(inline="always")
-def _insert(lookup, order, counts, slot, nodes, n):
-    lookup[slot, _key(nodes, n)] = n
-    order[slot, counts[slot]] = n
-    counts[slot] += 1
+def _insert(maps, slot, n, k):
+    """Node ``n`` of key ``k`` into map ``slot``, which does not hold that key."""
+    maps.lookup[slot, k] = n
+    maps.order[slot, maps.sizes[slot]] = n
+    maps.sizes[slot] += 1
 
 
 @compiled(inline="always")
-def _clear(lookup, order, counts, slot, nodes):
-    for i in range(counts[slot]):
-        lookup[slot, _key(nodes, order[slot, i])] = -1
-    counts[slot] = 0
+def _clear(maps, nodes, slot):
+    for i in range(maps.sizes[slot]):
+        maps.lookup[slot, _key(nodes, maps.order[slot, i])] = -1
+    maps.sizes[slot] = 0
 
 
 @compiled
-def _reset(w):
+def _reset(arena, maps):
     """Empty every map slot, then the node pool (the slots' keys are read from their nodes)."""
-    nodes, ctr, lookup, order, counts = w[0], w[2], w[3], w[4], w[5]
-    for slot in range(counts.shape[0]):
-        _clear(lookup, order, counts, slot, nodes)
-    ctr[N_NODES] = 0
-    ctr[N_PARENTS] = 0
+    for slot in range(maps.sizes.shape[0]):
+        _clear(maps, arena.nodes, slot)
+    arena.counters[N_NODES] = 0
+    arena.counters[N_PARENTS] = 0
 
 
 @compiled(inline="always")
@@ -170,33 +275,34 @@ def _remove(cands, pos, cell, digit):
 
 
 @compiled(inline="always")
-def _restore(cands, pos, cands0, pos0):
+def _restore(grid):
     for c in range(81):
-        cands[c] = cands0[c]
+        grid.cands[c] = grid.cands0[c]
     for r in range(27):
         for d in range(10):
-            pos[r, d] = pos0[r, d]
+            grid.pos[r, d] = grid.pos0[r, d]
 
 
 # -- the implication rules (the reference's on_to_off and off_to_on) ---------------------------
 
 
 @compiled(inline="always")
-def _on_to_off(p, cell_rule, filtered, slot, lookup, cands, pos, nodes, parents, ctr, out):
-    """What an "on" node turns off, into ``out``: the cell's other candidates (``cell_rule``),
-    then the digit in the block, row and column, each cell once. ``filtered`` (a propagation):
-    a candidate known off and not known on is left out. Returns the count, -1 on overflow."""
+def _on_to_off(p, links, cands, pos, lookup, arena, out):
+    """What an "on" node turns off, into ``out``: the cell's other candidates (``links.cell``),
+    then the digit in the block, row and column, each cell once; a candidate known off and not
+    known on (``links.known``, ``lookup``) is left out. Returns the count, -1 on overflow."""
+    known = links.known
     count = 0
-    cell = nodes[p, 0]
-    d = nodes[p, 1]
-    if cell_rule:
+    cell = arena.nodes[p, 0]
+    d = arena.nodes[p, 1]
+    if links.cell:
         m = cands[cell] & ~(1 << d)
         for v in range(1, 10):
             if (m >> v) & 1:
                 k = cell * 20 + v * 2
-                if filtered and lookup[slot, k] >= 0 and lookup[slot, k + 1] < 0:
+                if known >= 0 and lookup[known, k] >= 0 and lookup[known, k + 1] < 0:
                     continue
-                n = _new_node(nodes, parents, ctr, cell, v, 0, NAKED, p)
+                n = _new_node(arena, cell, v, 0, NAKED, p)
                 if n < 0:
                     return -1
                 out[count] = n
@@ -211,9 +317,9 @@ def _on_to_off(p, cell_rule, filtered, slot, lookup, cands, pos, nodes, parents,
                 if c == cell or (j > 0 and CELL_REGIONS[c, 0] == block):
                     continue  # met through an earlier region: the first reason is kept
                 k = c * 20 + d * 2
-                if filtered and lookup[slot, k] >= 0 and lookup[slot, k + 1] < 0:
+                if known >= 0 and lookup[known, k] >= 0 and lookup[known, k + 1] < 0:
                     continue
-                n = _new_node(nodes, parents, ctr, c, d, 0, j + 1, p)
+                n = _new_node(arena, c, d, 0, j + 1, p)
                 if n < 0:
                     return -1
                 out[count] = n
@@ -222,37 +328,37 @@ def _on_to_off(p, cell_rule, filtered, slot, lookup, cands, pos, nodes, parents,
 
 
 @compiled(inline="always")
-def _off_to_on(p, cell_rule, region_rule, dynamic, filtered, slot, lookup, cands, pos, cands0,
-               pos0, nodes, parents, ctr, out):
+def _off_to_on(p, links, grid, lookup, arena, out):
     """What an "off" node turns on, into ``out``: the other candidate of a bivalue cell
-    (``cell_rule``), the other place of a region with two (``region_rule``), each cell once.
-    ``dynamic``: the candidates gone since the start (``cands0``, ``pos0``) from that cell or
-    region are extra parents. ``filtered``: one known on and not known off is left out."""
+    (``links.cell``), the other place of a region with two (``links.region``), each cell once;
+    one known on and not known off is left out. ``links.dynamic``: the candidates gone since
+    the start (``grid.cands0``, ``grid.pos0``) from that cell or region are extra parents."""
+    known = links.known
     count = 0
-    cell = nodes[p, 0]
-    d = nodes[p, 1]
-    if cell_rule:
-        m = cands[cell]
+    cell = arena.nodes[p, 0]
+    d = arena.nodes[p, 1]
+    if links.cell:
+        m = grid.cands[cell]
         if popcount(m) == 2:
             other = _lowest(m & ~(1 << d)) if (m >> d) & 1 else _lowest(m)
             k = cell * 20 + other * 2 + 1
-            if not filtered or lookup[slot, k] < 0 or lookup[slot, k - 1] >= 0:
-                n = _new_node(nodes, parents, ctr, cell, other, 1, NAKED, p)
+            if known < 0 or lookup[known, k] < 0 or lookup[known, k - 1] >= 0:
+                n = _new_node(arena, cell, other, 1, NAKED, p)
                 if n < 0:
                     return -1
-                if dynamic:
-                    gone = cands0[cell] & ~m
+                if links.dynamic:
+                    gone = grid.cands0[cell] & ~m
                     for v in range(1, 10):
                         if (gone >> v) & 1:
-                            _add_parent(nodes, parents, ctr, n, lookup[slot, cell * 20 + v * 2])
+                            _add_parent(arena, n, lookup[known, cell * 20 + v * 2])
                 out[count] = n
                 count += 1
-    if region_rule:
+    if links.region:
         found0 = -1
         found1 = -1
         for j in range(3):
             r = CELL_REGIONS[cell, j]
-            m = pos[r, d]
+            m = grid.pos[r, d]
             if popcount(m) != 2:
                 continue
             me = 1 << INDEX_IN[cell, j]
@@ -265,34 +371,37 @@ def _off_to_on(p, cell_rule, region_rule, dynamic, filtered, slot, lookup, cands
             else:
                 found1 = target
             k = target * 20 + d * 2 + 1
-            if filtered and lookup[slot, k] >= 0 and lookup[slot, k - 1] < 0:
+            if known >= 0 and lookup[known, k] >= 0 and lookup[known, k - 1] < 0:
                 continue
-            n = _new_node(nodes, parents, ctr, target, d, 1, j + 1, p)
+            n = _new_node(arena, target, d, 1, j + 1, p)
             if n < 0:
                 return -1
-            if dynamic:
-                gone = pos0[r, d] & ~m
+            if links.dynamic:
+                gone = grid.pos0[r, d] & ~m
                 for i in range(9):
                     if (gone >> i) & 1:
                         c = REGION_CELLS[r, i]
-                        _add_parent(nodes, parents, ctr, n, lookup[slot, c * 20 + d * 2])
+                        _add_parent(arena, n, lookup[known, c * 20 + d * 2])
             out[count] = n
             count += 1
-    if ctr[STATUS] == OVERFLOW:
+    if arena.counters[STATUS] == OVERFLOW:
         return -1
     return count
 
 
 @compiled
-def _propagate(slot, cell_rule, dynamic, level, board, w):
+def _propagate(slot, rule, grid, arena, work):
     """SE's doChaining on map ``slot`` (filled in): "on" nodes first, each queue in the order
-    found; at ``level`` 1, when both queues are empty, the inner rules' removals are "off" too
-    (``_advanced``). Returns 1 on a contradiction (``pair``: its on and off nodes), 0 without,
-    -1 when stopped (over budget or out of room). The board is left as it was."""
-    cands, pos, cands0, pos0 = board[0], board[1], board[2], board[3]
-    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w[:12]
+    found; at level 1, when both queues are empty, the inner rules' removals are "off" too
+    (``_advanced``). Returns 1 on a contradiction (``work.pair``: its on and off nodes), 0
+    without, -1 when stopped (over budget or out of room). The grid is left as it was."""
+    cands, pos, nodes, ctr = grid.cands, grid.pos, arena.nodes, arena.counters
+    maps, qon, qoff, implied, pair = work.maps, work.on, work.off, work.implied, work.pair
+    lookup, order = maps.lookup, maps.order
+    dynamic = rule.mode != MULTIPLE
+    links = Links(rule.mode != NISHIO, True, dynamic, slot)
     head_on = tail_on = head_off = tail_off = 0
-    for i in range(counts[slot]):
+    for i in range(maps.sizes[slot]):
         n = order[slot, i]
         if nodes[n, 2]:
             qon[tail_on] = n
@@ -307,100 +416,90 @@ def _propagate(slot, cell_rule, dynamic, level, board, w):
             ctr[STATUS] = OVER_BUDGET_STATUS
             result = -1
             break
-        if head_on < tail_on:
+        taking_on = head_on < tail_on
+        if taking_on:
             p = qon[head_on]
             head_on += 1
-            count = _on_to_off(p, cell_rule, True, slot, lookup, cands, pos, nodes, parents, ctr,
-                               tmp)
-            if count < 0:
-                result = -1
-                break
-            for t in range(count):
-                off = tmp[t]
-                k = _key(nodes, off)
-                if lookup[slot, k + 1] >= 0:
-                    pair[0] = lookup[slot, k + 1]
-                    pair[1] = off
-                    result = 1
-                    break
-                if lookup[slot, k] < 0:
-                    _insert(lookup, order, counts, slot, nodes, off)
-                    qoff[tail_off] = off
-                    tail_off += 1
+            count = _on_to_off(p, links, cands, pos, lookup, arena, implied)
         else:
             p = qoff[head_off]
             head_off += 1
-            count = _off_to_on(p, cell_rule, True, dynamic, True, slot, lookup, cands, pos,
-                               cands0, pos0, nodes, parents, ctr, tmp)
-            if count < 0:
-                result = -1
-                break
+            count = _off_to_on(p, links, grid, lookup, arena, implied)
             if dynamic:  # removed only now, after its consequences (se-notes)
                 _remove(cands, pos, nodes[p, 0], nodes[p, 1])
-            for t in range(count):
-                on = tmp[t]
-                k = _key(nodes, on)
-                if lookup[slot, k - 1] >= 0:
-                    pair[0] = on
-                    pair[1] = lookup[slot, k - 1]
-                    result = 1
-                    break
-                if lookup[slot, k] < 0:
-                    _insert(lookup, order, counts, slot, nodes, on)
-                    qon[tail_on] = on
-                    tail_on += 1
+        if count < 0:
+            result = -1
+            break
+        for t in range(count):
+            n = implied[t]
+            k = _key(nodes, n)
+            opposite = lookup[slot, k ^ 1]
+            if opposite >= 0:
+                pair[0] = opposite if taking_on else n
+                pair[1] = n if taking_on else opposite
+                result = 1
+                break
+            if lookup[slot, k] >= 0:
+                continue
+            _insert(maps, slot, n, k)
+            if taking_on:
+                qoff[tail_off] = n
+                tail_off += 1
+            else:
+                qon[tail_on] = n
+                tail_on += 1
         if result != 0:
             break
-        if level > 0 and head_on == tail_on and head_off == tail_off:
-            tail_off = _advanced(slot, board, w, tail_off)
+        if rule.level > 0 and head_on == tail_on and head_off == tail_off:
+            tail_off = _advanced(slot, grid, arena, work, tail_off)
             if tail_off < 0:
                 result = -1
                 break
     if dynamic:
-        _restore(cands, pos, cands0, pos0)
+        _restore(grid)
     return result
 
 
 @compiled
-def _advanced(slot, board, w, tail_off):
+def _advanced(slot, grid, arena, work, tail_off):
     """The removals of the first productive inner rule on the reduced grid, "off" nodes whose
     parents are the removed candidates the rule relied on, queued unless known (the
-    reference's Chaining.advanced); returns the new end of the "off" queue, -1 when out of
+    reference's Chaining.advanced); returns the new tail of the "off" queue, -1 when out of
     room."""
-    nodes, parents, ctr, lookup, order, counts, qoff, adv = w[0], w[1], w[2], w[3], w[4], w[5], \
-        w[7], w[12]
-    used = inner_hints(board[0], board[1], board[2], board[4], adv, w[13])
+    nodes, parents, ctr = arena.nodes, arena.parents, arena.counters
+    maps, queue, out = work.maps, work.off, work.inner.out
+    used = inner_hints(grid, work.inner)
     if used < 0:
         ctr[STATUS] = OVERFLOW
         return -1
     i = 0
     while i < used:
-        n_parents = adv[i]
+        n_parents = out[i]
         i += 1
         start = ctr[N_PARENTS]
         if start + n_parents > parents.shape[0]:
             ctr[STATUS] = OVERFLOW
             return -1
         for j in range(n_parents):
-            parent = lookup[slot, adv[i + j]]
+            parent = maps.lookup[slot, out[i + j]]
             if parent < 0:  # the reference would fail to find it (KeyError)
                 ctr[STATUS] = OVERFLOW
                 return -1
             parents[start + j] = parent
         ctr[N_PARENTS] = start + n_parents
         i += n_parents
-        n_removals = adv[i]
+        n_removals = out[i]
         i += 1
         for j in range(n_removals):
-            k = adv[i + j]
-            n = _new_node(nodes, parents, ctr, k // 20, (k % 20) // 2, 0, ADVANCED, -1)
+            k = out[i + j]
+            n = _new_node(arena, k // 20, (k % 20) // 2, 0, ADVANCED, -1)
             if n < 0:
                 return -1
             nodes[n, 4] = start  # the hint's nodes share its parents
             nodes[n, 5] = n_parents
-            if lookup[slot, k] < 0:
-                _insert(lookup, order, counts, slot, nodes, n)
-                qoff[tail_off] = n
+            if maps.lookup[slot, k] < 0:
+                _insert(maps, slot, n, k)
+                queue[tail_off] = n
                 tail_off += 1
         i += n_removals
     return tail_off
@@ -423,11 +522,12 @@ def _length_bonus(complexity):
 
 
 @compiled
-def _ancestors(t, w, cells, mark):
+def _ancestors(t, arena, work, cells, mark):
     """The number of distinct candidates (keys) ``t`` follows from, breadth first as SE's
     getChain; with ``mark``, their cells set in ``cells`` and their digits returned as a mask
     in the high bits (count | digits << 32). -1 when out of room."""
-    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w[:12]
+    nodes, parents, ctr = arena.nodes, arena.parents, arena.counters
+    stamp, bfs = work.stamp, work.bfs
     ctr[STAMP] += 1
     generation = ctr[STAMP]
     head = 0
@@ -466,75 +566,79 @@ def _sort_key(kind, x, y, absurd):
 
 
 @compiled
-def _offer(kind, x, y, absurd, targets, n_targets, rem, n_rem, place_cell, place_digit,
-           source, region, digit, base, line, n_line, w, best, best_f, best_rem, best_cells,
-           best_line):
+def _offer(found, arena, work, hints):
     """A hint found: kept when it ranks before the best so far (difficulty, complexity, kind;
     the first found among equals, as the reference's stable sort)."""
-    nodes = w[0]
+    best, best_difficulty = hints.best, hints.difficulty
     complexity = 0
-    for i in range(1 if kind == CYCLE else n_targets):  # a cycle counts its "on" view only
-        count = _ancestors(targets[i], w, best_cells, False)
+    for i in range(1 if found.kind == CYCLE else found.n_targets):  # a cycle: its "on" view
+        count = _ancestors(hints.targets[i], arena, work, hints.best_cells, False)
         if count < 0:
             return
         complexity += count
-    if kind == CYCLE:
-        base = 7.0 if x and y else 6.5
-    elif kind == FORCING:
-        base = 7.0 if x and y else 6.6
+    base = found.base
+    if found.kind == CYCLE:
+        base = 7.0 if found.x and found.y else 6.5
+    elif found.kind == FORCING:
+        base = 7.0 if found.x and found.y else 6.6
     difficulty = base + _length_bonus(complexity)
-    sort_key = _sort_key(kind, x, y, absurd)
+    sort_key = _sort_key(found.kind, found.x, found.y, found.absurd)
     if best[HAS]:
-        if difficulty > best_f[0]:
+        if difficulty > best_difficulty[0]:
             return
-        if difficulty == best_f[0]:
+        if difficulty == best_difficulty[0]:
             if complexity > best[COMPLEXITY]:
                 return
             if complexity == best[COMPLEXITY] and sort_key >= best[SORT_KEY]:
                 return
-    best[HAS] = 1
-    best_f[0] = difficulty
-    best[KIND] = kind
-    best[X] = x
-    best[Y] = y
-    best[ABSURD] = absurd
+    best_difficulty[0] = difficulty
     best[COMPLEXITY] = complexity
     best[SORT_KEY] = sort_key
-    best[PLACE_CELL] = place_cell
-    best[PLACE_DIGIT] = place_digit
-    best[SOURCE_CELL] = nodes[source, 0] if source >= 0 else -1
-    best[SOURCE_DIGIT] = nodes[source, 1] if source >= 0 else 0
-    best[SOURCE_ON] = nodes[source, 2] if source >= 0 else 0
-    t0 = targets[0]
-    best[T0_CELL] = nodes[t0, 0]
-    best[T0_DIGIT] = nodes[t0, 1]
-    best[T0_ON] = nodes[t0, 2]
-    if n_targets > 1:
-        t1 = targets[1]
-        best[T1_CELL] = nodes[t1, 0]
-        best[T1_DIGIT] = nodes[t1, 1]
-        best[T1_ON] = nodes[t1, 2]
-    best[HINT_REGION] = region
-    best[HINT_DIGIT] = digit
-    best[N_REMOVALS] = n_rem
-    for i in range(n_rem):
-        best_rem[i, 0] = rem[i, 0]
-        best_rem[i, 1] = rem[i, 1]
-    best[N_LINE] = n_line
-    for i in range(n_line):
-        best_line[i] = line[i]
-    for c in range(81):
-        best_cells[c] = 0
+    _keep(found, arena, work, hints)
+
+
+@compiled(inline="always")
+def _node_fields(nodes, n, field, best):
+    """A node's cell, digit and on into ``best`` from ``field`` on (cell -1 for no node)."""
+    best[field] = nodes[n, 0] if n >= 0 else -1
+    best[field + 1] = nodes[n, 1] if n >= 0 else 0
+    best[field + 2] = nodes[n, 2] if n >= 0 else 0
+
+
+@compiled
+def _keep(found, arena, work, hints):
+    """The best hint's fields, removals, line, cells and digits, from ``found``."""
+    nodes, best = arena.nodes, hints.best
+    best[HAS] = 1
+    best[KIND] = found.kind
+    best[X] = found.x
+    best[Y] = found.y
+    best[ABSURD] = found.absurd
+    _node_fields(nodes, found.place, PLACE_CELL, best)
+    _node_fields(nodes, found.source, SOURCE_CELL, best)
+    _node_fields(nodes, hints.targets[0], T0_CELL, best)
+    if found.n_targets > 1:
+        _node_fields(nodes, hints.targets[1], T1_CELL, best)
+    best[HINT_REGION] = found.region
+    best[HINT_DIGIT] = found.digit
+    best[N_REMOVALS] = found.n_removals
+    hints.best_removals[:found.n_removals] = hints.removals[:found.n_removals]
+    best[N_LINE] = found.n_line
+    hints.best_line[:found.n_line] = hints.line[:found.n_line]
+    hints.best_cells[:] = 0
     digits = 0
-    for i in range(n_targets):
-        found = _ancestors(targets[i], w, best_cells, True)
-        if found < 0:
+    for i in range(found.n_targets):
+        marked = _ancestors(hints.targets[i], arena, work, hints.best_cells, True)
+        if marked < 0:
             return
-        digits |= found >> 32
+        digits |= marked >> 32
     best[N_DIGITS_MASK] = digits
 
 
 # -- the static rule: cycles and forcing chains ---------------------------------------------------
+# The reference's two searches drain a queue of "on" nodes, then one of "off" nodes, in turn; as
+# an "on" node implies only "off" ones and back, that takes the nodes layer by layer, each in
+# the order found: the order of one queue, which these searches keep in ``work.off``.
 
 
 @compiled
@@ -548,135 +652,111 @@ def _is_ancestor(nodes, parents, child, key):
     return False
 
 
+@compiled(inline="always")
+def _start(maps, nodes, slot, start, queue):
+    """Map ``slot`` and ``queue`` hold ``start`` alone; returns its key."""
+    _clear(maps, nodes, slot)
+    key = _key(nodes, start)
+    _insert(maps, slot, start, key)
+    queue[0] = start
+    return key
+
+
 @compiled
-def _cycles(source, y, x, board, w, found, n_found):
+def _cycles(source, y, x, grid, arena, work):
     """SE's breadth-first search for cycles back to ``source`` (length 4 or more): their last
-    nodes appended to ``found``; returns the new count, -1 when out of room."""
-    cands, pos, cands0, pos0 = board[0], board[1], board[2], board[3]
-    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w[:12]
-    _clear(lookup, order, counts, CYCLE_SLOT, nodes)
-    _insert(lookup, order, counts, CYCLE_SLOT, nodes, source)
-    source_key = _key(nodes, source)
-    head_on = head_off = tail_off = 0
-    tail_on = 1
-    qon[0] = source
-    length = 0
-    while head_on < tail_on or head_off < tail_off:
-        length += 1
-        while head_on < tail_on:
-            p = qon[head_on]
-            head_on += 1
-            count = _on_to_off(p, y, False, CYCLE_SLOT, lookup, cands, pos, nodes, parents, ctr,
-                               tmp)
-            if count < 0:
-                return -1
-            for t in range(count):
-                off = tmp[t]
-                if not _is_ancestor(nodes, parents, p, _key(nodes, off)):
-                    if tail_off >= qoff.shape[0]:
-                        ctr[STATUS] = OVERFLOW
-                        return -1
-                    qoff[tail_off] = off  # repeats kept, as the reference's queue does
-                    tail_off += 1
-        length += 1
-        while head_off < tail_off:
-            p = qoff[head_off]
-            head_off += 1
-            count = _off_to_on(p, y, x, False, False, CYCLE_SLOT, lookup, cands, pos, cands0,
-                               pos0, nodes, parents, ctr, tmp)
-            if count < 0:
-                return -1
-            for t in range(count):
-                on = tmp[t]
-                k = _key(nodes, on)
+    nodes into ``work.cycle_ends``; returns their count, -1 when out of room."""
+    cands, pos, nodes, parents, ctr = grid.cands, grid.pos, arena.nodes, arena.parents, \
+        arena.counters
+    maps, queue, implied, ends = work.maps, work.off, work.implied, work.cycle_ends
+    lookup = maps.lookup
+    links = Links(y, x, False, -1)
+    source_key = _start(maps, nodes, CYCLE_SLOT, source, queue)
+    head, tail = 0, 1
+    length, layer_end = 1, 1  # the length of the chains to the nodes the layer implies
+    n_found = 0
+    while head < tail:
+        if head == layer_end:
+            length += 1
+            layer_end = tail
+        p = queue[head]
+        head += 1
+        count = (_on_to_off(p, links, cands, pos, lookup, arena, implied) if nodes[p, 2]
+                 else _off_to_on(p, links, grid, lookup, arena, implied))
+        if count < 0 or tail + count > queue.shape[0]:
+            ctr[STATUS] = OVERFLOW
+            return -1
+        for t in range(count):
+            n = implied[t]
+            k = _key(nodes, n)
+            if nodes[n, 2]:
                 if length >= 4 and k == source_key:
-                    found[n_found] = on
+                    ends[n_found] = n
                     n_found += 1
-                if lookup[CYCLE_SLOT, k] < 0:
-                    _insert(lookup, order, counts, CYCLE_SLOT, nodes, on)
-                    qon[tail_on] = on
-                    tail_on += 1
+                if lookup[CYCLE_SLOT, k] >= 0:
+                    continue
+                _insert(maps, CYCLE_SLOT, n, k)
+            elif _is_ancestor(nodes, parents, p, k):
+                continue
+            queue[tail] = n  # "off" nodes repeated, as in the reference's queue
+            tail += 1
     return n_found
 
 
 @compiled
-def _forcing_chains(start, y, board, w, chains, n_chains, taken):
-    """Chains from ``start`` (the map's only node) to its own opposite, appended to ``chains``
-    unless a chain of that key is there (``taken``); returns the new count, -1 when out of
-    room."""
-    cands, pos, cands0, pos0 = board[0], board[1], board[2], board[3]
-    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w[:12]
-    _clear(lookup, order, counts, FORCING_SLOT, nodes)
-    _insert(lookup, order, counts, FORCING_SLOT, nodes, start)
-    source_key = _key(nodes, start)
-    head_on = tail_on = head_off = tail_off = 0
-    if nodes[start, 2]:
-        qon[0] = start
-        tail_on = 1
-    else:
-        qoff[0] = start
-        tail_off = 1
-    while head_on < tail_on or head_off < tail_off:
-        while head_on < tail_on:
-            p = qon[head_on]
-            head_on += 1
-            count = _on_to_off(p, y, False, FORCING_SLOT, lookup, cands, pos, nodes, parents,
-                               ctr, tmp)
-            if count < 0:
-                return -1
-            for t in range(count):
-                off = tmp[t]
-                k = _key(nodes, off)
-                if k + 1 == source_key and not taken[k]:
-                    taken[k] = 1
-                    chains[n_chains] = off
-                    n_chains += 1
-                if lookup[FORCING_SLOT, k] < 0:
-                    _insert(lookup, order, counts, FORCING_SLOT, nodes, off)
-                    qoff[tail_off] = off
-                    tail_off += 1
-        while head_off < tail_off:
-            p = qoff[head_off]
-            head_off += 1
-            count = _off_to_on(p, y, True, False, False, FORCING_SLOT, lookup, cands, pos,
-                               cands0, pos0, nodes, parents, ctr, tmp)
-            if count < 0:
-                return -1
-            for t in range(count):
-                on = tmp[t]
-                k = _key(nodes, on)
-                if k - 1 == source_key and not taken[k]:
-                    taken[k] = 1
-                    chains[n_chains] = on
-                    n_chains += 1
-                if lookup[FORCING_SLOT, k] < 0:
-                    _insert(lookup, order, counts, FORCING_SLOT, nodes, on)
-                    qon[tail_on] = on
-                    tail_on += 1
+def _forcing_chains(start, y, n_chains, grid, arena, work):
+    """Chains from ``start`` to its own opposite, appended to ``work.chains`` (``n_chains``
+    there) unless a chain of that key is there (``work.taken``); returns the new count, -1
+    when out of room."""
+    cands, pos, nodes = grid.cands, grid.pos, arena.nodes
+    maps, queue, implied, chains, taken = work.maps, work.off, work.implied, work.chains, \
+        work.taken
+    lookup = maps.lookup
+    links = Links(y, True, False, -1)
+    opposite = _start(maps, nodes, FORCING_SLOT, start, queue) ^ 1
+    head, tail = 0, 1
+    while head < tail:
+        p = queue[head]
+        head += 1
+        count = (_on_to_off(p, links, cands, pos, lookup, arena, implied) if nodes[p, 2]
+                 else _off_to_on(p, links, grid, lookup, arena, implied))
+        if count < 0:
+            return -1
+        for t in range(count):
+            n = implied[t]
+            k = _key(nodes, n)
+            if k == opposite and not taken[k]:
+                taken[k] = 1
+                chains[n_chains] = n
+                n_chains += 1
+            if lookup[FORCING_SLOT, k] < 0:  # each key once: room enough
+                _insert(maps, FORCING_SLOT, n, k)
+                queue[tail] = n
+                tail += 1
     return n_chains
 
 
 @compiled
-def _cycle_hint(dst, y, x, board, w, r, scratch):
+def _cycle_hint(dst, y, x, grid, arena, work, hints):
     """The hint of the cycle ending in ``dst`` (an "on" node back at the start), if it removes
     anything: the candidates outside the cycle's cells seeing both an "on" and an "off" node of
     the same digit."""
-    cands = board[0]
-    nodes, parents = w[0], w[1]
-    rem, line, in_cycle, forward, backward, targets = scratch
-    for c in range(81):
-        in_cycle[c] = 0
-        forward[c] = 0
-        backward[c] = 0
-    n_line = 0
+    cands = grid.cands
+    nodes, parents = arena.nodes, arena.parents
+    cycle, in_cycle, forward, backward = work.cycle, work.in_cycle, work.forward, work.backward
+    rem, cells = hints.removals, hints.line
+    in_cycle[:] = 0
+    forward[:] = 0
+    backward[:] = 0
+    n_nodes = 0
     p = dst
     while nodes[p, 5] > 0:  # every node but the start
-        line[n_line] = p
-        n_line += 1
+        cycle[n_nodes] = p
+        n_nodes += 1
         in_cycle[nodes[p, 0]] = 1
         p = parents[nodes[p, 4]]
-    for i in range(n_line):
-        p = line[i]
+    for i in range(n_nodes):
+        p = cycle[i]
         bit = 1 << nodes[p, 1]
         for j in range(20):
             c = HOUSES[nodes[p, 0], j]
@@ -695,29 +775,35 @@ def _cycle_hint(dst, y, x, board, w, r, scratch):
     if n_rem == 0:
         return
     # the cycle's cells as SE lists them: its "off" view read from the start, first seen first
-    cells = backward  # free now
     n_cells = 0
-    for i in range(n_line - 1, -1, -1):
-        c = nodes[line[i], 0]
+    for i in range(n_nodes - 1, -1, -1):
+        c = nodes[cycle[i], 0]
         if in_cycle[c] == 1:
             in_cycle[c] = 2
             cells[n_cells] = c
             n_cells += 1
-    targets[0] = dst
-    best, best_f, best_rem, best_cells, best_line = r
-    _offer(CYCLE, x, y, False, targets, 1, rem, n_rem, -1, 0, -1, -1, 0, 0.0, cells, n_cells,
-           w, best, best_f, best_rem, best_cells, best_line)
+    hints.targets[0] = dst
+    _offer(Found(CYCLE, x, y, False, 0.0, 1, n_rem, n_cells, -1, -1, -1, 0), arena, work, hints)
 
 
 @compiled
-def _static_rule(values, board, w, r, scratch):
+def _forcing_hint(t, y, x, grid, arena, work, hints):
+    """The hint of the forcing chain ending in ``t``, whose start's candidate is then known
+    (the cell's other candidates are removed even when there are none, as SE does)."""
+    nodes = arena.nodes
+    cell, d, on = nodes[t, 0], nodes[t, 1], nodes[t, 2]
+    hints.removals[0, 0] = cell
+    hints.removals[0, 1] = grid.cands[cell] & ~(1 << d) if on else 1 << d
+    hints.targets[0] = t
+    _offer(Found(FORCING, x, y, False, 0.0, 1, 1, 0, t if on else -1, -1, -1, 0), arena, work,
+           hints)
+
+
+@compiled
+def _static_rule(values, grid, arena, work, hints):
     """Forcing chains and cycles: X-only, then Y-only, then XY, from every candidate."""
-    cands = board[0]
-    nodes, parents, ctr = w[0], w[1], w[2]
-    rem, line, in_cycle, forward, backward, targets = scratch
-    found = np.empty(QUEUE_CAPACITY, np.int32)
-    chains = np.empty(4, np.int32)
-    taken = np.zeros(KEYS, np.uint8)
+    cands = grid.cands
+    ctr = arena.counters
     for kind in range(3):
         y = kind > 0
         x = kind != 1
@@ -728,38 +814,38 @@ def _static_rule(values, board, w, r, scratch):
             for d in range(1, 10):
                 if not (cands[cell] >> d) & 1:
                     continue
-                _reset(w)
-                p_on = _new_node(nodes, parents, ctr, cell, d, 1, NO_CAUSE, -1)
-                n_cycles = _cycles(p_on, y, x, board, w, found, 0)
-                if n_cycles < 0:
-                    return
-                n_chains = 0
-                if x:
-                    n_chains = _forcing_chains(p_on, y, board, w, chains, 0, taken)
-                    if n_chains < 0:
-                        return
-                    p_off = _new_node(nodes, parents, ctr, cell, d, 0, NO_CAUSE, -1)
-                    if p_off < 0:
-                        return
-                    n_chains = _forcing_chains(p_off, y, board, w, chains, n_chains, taken)
-                    if n_chains < 0:
-                        return
-                for i in range(n_cycles):
-                    _cycle_hint(found[i], y, x, board, w, r, scratch)
-                for i in range(n_chains):
-                    t = chains[i]
-                    taken[_key(nodes, t)] = 0  # for the next start
-                    tc = nodes[t, 0]
-                    td = nodes[t, 1]
-                    rem[0, 0] = tc
-                    # the cell's other candidates are kept even when there are none, as SE does
-                    rem[0, 1] = cands[tc] & ~(1 << td) if nodes[t, 2] else 1 << td
-                    targets[0] = t
-                    _offer(FORCING, x, y, False, targets, 1, rem, 1,
-                           tc if nodes[t, 2] else -1, td, -1, -1, 0, 0.0, line, 0,
-                           w, r[0], r[1], r[2], r[3], r[4])
+                _reset(arena, work.maps)
+                p_on = _new_node(arena, cell, d, 1, NO_CAUSE, -1)
+                _static_start(p_on, y, x, grid, arena, work, hints)
                 if ctr[STATUS] != OK:
                     return
+
+
+@compiled
+def _static_start(p_on, y, x, grid, arena, work, hints):
+    """The cycles and forcing chains from the candidate of ``p_on`` (the pool's only node),
+    their hints offered; stops early when out of room."""
+    nodes = arena.nodes
+    n_cycles = _cycles(p_on, y, x, grid, arena, work)
+    if n_cycles < 0:
+        return
+    n_chains = 0
+    if x:
+        n_chains = _forcing_chains(p_on, y, 0, grid, arena, work)
+        if n_chains < 0:
+            return
+        p_off = _new_node(arena, nodes[p_on, 0], nodes[p_on, 1], 0, NO_CAUSE, -1)
+        if p_off < 0:
+            return
+        n_chains = _forcing_chains(p_off, y, n_chains, grid, arena, work)
+        if n_chains < 0:
+            return
+    for i in range(n_cycles):
+        _cycle_hint(work.cycle_ends[i], y, x, grid, arena, work, hints)
+    for i in range(n_chains):
+        t = work.chains[i]
+        work.taken[_key(nodes, t)] = 0  # for the next start
+        _forcing_hint(t, y, x, grid, arena, work, hints)
 
 
 # -- Nishio, multiple and dynamic forcing chains ---------------------------------------------------
@@ -784,108 +870,94 @@ def _removals_of(cands, nodes, p, rem):
 
 
 @compiled
-def _common_hints(kind, slots, n_slots, place_source, region, digit, base, board, w, r,
-                  scratch):
-    """The results shared by every map of ``slots`` (the first map's order, on nodes first),
-    each a cell or region forcing chain when it removes something."""
-    cands = board[0]
-    nodes, lookup, order, counts = w[0], w[3], w[4], w[5]
-    rem, line, in_cycle, forward, backward, targets = scratch
+def _common_hints(shared, slots, grid, arena, work, hints):
+    """The results shared by the ``shared.n_targets`` maps of ``slots`` (in the first map's
+    order, "on" nodes first), each a hint of ``shared``'s kind, source, region and digit when
+    it removes something."""
+    cands = grid.cands
+    nodes, maps = arena.nodes, work.maps
+    lookup, order = maps.lookup, maps.order
+    targets, rem = hints.targets, hints.removals
+    n_slots = shared.n_targets
     first = slots[0]
     for on in (1, 0):
-        for i in range(counts[first]):
+        for i in range(maps.sizes[first]):
             p = order[first, i]
             if nodes[p, 2] != on:
                 continue
             k = _key(nodes, p)
-            shared = True
+            everywhere = True
             for s in range(1, n_slots):
                 if lookup[slots[s], k] < 0:
-                    shared = False
+                    everywhere = False
                     break
-            if not shared:
+            if not everywhere:
                 continue
             n_rem = _removals_of(cands, nodes, p, rem)
             if n_rem == 0:
                 continue
             for s in range(n_slots):
                 targets[s] = lookup[slots[s], k]
-            _offer(kind, True, True, False, targets, n_slots, rem, n_rem,
-                   nodes[p, 0] if on else -1, nodes[p, 1], place_source, region, digit, base,
-                   line, 0, w, r[0], r[1], r[2], r[3], r[4])
+            _offer(Found(shared.kind, True, True, False, shared.base, n_slots, n_rem, 0,
+                         p if on else -1, shared.source, shared.region, shared.digit),
+                   arena, work, hints)
+
+
+@compiled(inline="always")
+def _contradiction(first, second, cell, removed, hints):
+    """The targets (``work.pair``'s nodes) and the removal of a contradiction, into ``hints``."""
+    hints.targets[0] = first
+    hints.targets[1] = second
+    hints.removals[0, 0] = cell
+    hints.removals[0, 1] = removed
 
 
 @compiled
-def _binary_chaining(cell, d, slot, double, contradiction, cell_rule, dynamic, level, base,
-                     board, w, r, scratch):
-    """Assume the candidate on (map ``slot``), then off (``OFF_SLOT``): contradictions and
-    double forcing chains. Returns -1 when stopped."""
-    cands = board[0]
-    nodes, parents, ctr, lookup, order, counts, qon, qoff, tmp, stamp, bfs, pair = w[:12]
-    rem, line, in_cycle, forward, backward, targets = scratch
-    bit = 1 << d
-    p_on = _new_node(nodes, parents, ctr, cell, d, 1, NO_CAUSE, -1)
-    p_off = _new_node(nodes, parents, ctr, cell, d, 0, NO_CAUSE, -1)
+def _binary_chaining(p_on, slot, rule, grid, arena, work, hints):
+    """Assume the candidate of ``p_on`` on (map ``slot``), then off (``OFF_SLOT``):
+    contradictions (Nishio and dynamic) and double forcing chains (dynamic, from a cell of
+    three candidates or more). Returns -1 when stopped."""
+    cands, nodes, pair = grid.cands, arena.nodes, work.pair
+    cell, d = nodes[p_on, 0], nodes[p_on, 1]
+    contradiction = rule.mode != MULTIPLE
+    p_off = _new_node(arena, cell, d, 0, NO_CAUSE, -1)
     if p_off < 0:
         return -1
-    _insert(lookup, order, counts, slot, nodes, p_on)
-    found = _propagate(slot, cell_rule, dynamic, level, board, w)
+    _insert(work.maps, slot, p_on, _key(nodes, p_on))
+    found = _propagate(slot, rule, grid, arena, work)
     if found < 0:
         return -1
     if contradiction and found == 1:  # the candidate cannot be on
-        rem[0, 0] = cell
-        rem[0, 1] = bit
-        targets[0] = pair[0]
-        targets[1] = pair[1]
-        _offer(BINARY, True, True, True, targets, 2, rem, 1, -1, d, p_on, -1, 0, base, line,
-               0, w, r[0], r[1], r[2], r[3], r[4])
-    _clear(lookup, order, counts, OFF_SLOT, nodes)
-    _insert(lookup, order, counts, OFF_SLOT, nodes, p_off)
-    found = _propagate(OFF_SLOT, cell_rule, dynamic, level, board, w)
+        _contradiction(pair[0], pair[1], cell, 1 << d, hints)
+        _offer(Found(BINARY, True, True, True, rule.base, 2, 1, 0, -1, p_on, -1, 0), arena,
+               work, hints)
+    _clear(work.maps, nodes, OFF_SLOT)
+    _insert(work.maps, OFF_SLOT, p_off, _key(nodes, p_off))
+    found = _propagate(OFF_SLOT, rule, grid, arena, work)
     if found < 0:
         return -1
-    if contradiction and found == 1:  # the candidate cannot be off
-        m = cands[cell] & ~bit
-        if m:
-            rem[0, 0] = cell
-            rem[0, 1] = m
-            targets[0] = pair[0]
-            targets[1] = pair[1]
-            _offer(BINARY, True, True, True, targets, 2, rem, 1, cell, d, p_off, -1, 0, base,
-                   line, 0, w, r[0], r[1], r[2], r[3], r[4])
-    if double:
-        for on in (1, 0):
-            for i in range(counts[slot]):
-                p = order[slot, i]
-                if nodes[p, 2] != on:
-                    continue
-                q = lookup[OFF_SLOT, _key(nodes, p)]
-                if q < 0:
-                    continue
-                if on:
-                    m = cands[nodes[p, 0]] & ~(1 << nodes[p, 1])
-                    if m == 0:
-                        continue
-                    rem[0, 0] = nodes[p, 0]
-                    rem[0, 1] = m
-                else:
-                    rem[0, 0] = nodes[q, 0]
-                    rem[0, 1] = 1 << nodes[q, 1]
-                targets[0] = p
-                targets[1] = q
-                _offer(BINARY, True, True, False, targets, 2, rem, 1,
-                       nodes[p, 0] if on else -1, nodes[p, 1], p_on if on else p_off, -1, 0,
-                       base, line, 0, w, r[0], r[1], r[2], r[3], r[4])
+    others = cands[cell] & ~(1 << d)
+    if contradiction and found == 1 and others:  # the candidate cannot be off
+        _contradiction(pair[0], pair[1], cell, others, hints)
+        _offer(Found(BINARY, True, True, True, rule.base, 2, 1, 0, p_on, p_off, -1, 0), arena,
+               work, hints)
+    if rule.mode == DYNAMIC and popcount(cands[cell]) >= 3:  # double forcing chains
+        slots = np.empty(2, np.int64)
+        slots[0] = slot
+        slots[1] = OFF_SLOT
+        _common_hints(Found(BINARY, True, True, False, rule.base, 2, 0, 0, -1, p_on, -1, 0),
+                      slots, grid, arena, work, hints)
     return 0
 
 
 @compiled
-def _region_chainings(cell, d, slot, multiple, cell_rule, dynamic, level, base, board, w, r,
-                      scratch):
-    """Region forcing chains of ``d`` from the regions where ``cell`` is its first place: every
-    other place assumed on in turn. Returns -1 when stopped."""
-    pos = board[1]
-    nodes, parents, ctr, lookup, order, counts = w[0], w[1], w[2], w[3], w[4], w[5]
+def _region_chainings(p_on, slot, rule, grid, arena, work, hints):
+    """Region forcing chains of the digit of ``p_on`` (map ``slot``) from the regions where its
+    cell is the digit's first place: every other place assumed on in turn. Returns -1 when
+    stopped."""
+    pos, nodes = grid.pos, arena.nodes
+    cell, d = nodes[p_on, 0], int(nodes[p_on, 1])
+    multiple = rule.mode != NISHIO
     slots = np.empty(9, np.int64)
     for j in range(3):
         rg = CELL_REGIONS[cell, j]
@@ -905,35 +977,32 @@ def _region_chainings(cell, d, slot, multiple, cell_rule, dynamic, level, base, 
             else:
                 s = REGION_SLOT + n_slots - 1
                 slots[n_slots] = s
-                _clear(lookup, order, counts, s, nodes)
-                o = _new_node(nodes, parents, ctr, other, d, 1, NO_CAUSE, -1)
+                _clear(work.maps, nodes, s)
+                o = _new_node(arena, other, d, 1, NO_CAUSE, -1)
                 if o < 0:
                     return -1
-                _insert(lookup, order, counts, s, nodes, o)
-                if _propagate(s, cell_rule, dynamic, level, board, w) < 0:
+                _insert(work.maps, s, o, _key(nodes, o))
+                if _propagate(s, rule, grid, arena, work) < 0:
                     return -1
             n_slots += 1
-        _common_hints(REGION, slots, n_slots, -1, rg, d, base, board, w, r, scratch)
+        _common_hints(Found(REGION, True, True, False, rule.base, n_slots, 0, 0, -1, -1, rg, d),
+                      slots, grid, arena, work, hints)
     return 0
 
 
 @compiled
-def _chaining_rule(values, mode, level, base, board, w, r, scratch):
+def _chaining_rule(values, rule, grid, arena, work, hints):
     """Nishio, multiple or dynamic forcing chains from every start cell, in cell order."""
-    cands = board[0]
-    nodes, parents, ctr, lookup, order, counts = w[0], w[1], w[2], w[3], w[4], w[5]
-    nishio = mode == NISHIO
-    dynamic = mode != MULTIPLE
-    multiple = mode != NISHIO
-    cell_rule = not nishio
-    double = False
+    cands, ctr = grid.cands, arena.counters
+    nishio = rule.mode == NISHIO
+    dynamic = rule.mode != MULTIPLE
+    multiple = not nishio
     slots = np.empty(9, np.int64)
     for cell in range(81):
         n = popcount(cands[cell])
         if values[cell] or not (n > 2 or (n > 1 and dynamic)):
             continue
-        _reset(w)
-        double = n >= 3 and not nishio and dynamic
+        _reset(arena, work.maps)
         n_digits = 0
         for d in range(1, 10):
             if not (cands[cell] >> d) & 1:
@@ -941,47 +1010,41 @@ def _chaining_rule(values, mode, level, base, board, w, r, scratch):
             slot = DIGIT_SLOT + n_digits
             slots[n_digits] = slot
             n_digits += 1
-            _clear(lookup, order, counts, slot, nodes)
-            if _binary_chaining(cell, d, slot, double, dynamic or nishio, cell_rule, dynamic,
-                                level, base, board, w, r, scratch) < 0:
+            _clear(work.maps, arena.nodes, slot)
+            p_on = _new_node(arena, cell, d, 1, NO_CAUSE, -1)
+            if p_on < 0 or _binary_chaining(p_on, slot, rule, grid, arena, work, hints) < 0:
                 return
-            if not nishio:
-                if _region_chainings(cell, d, slot, multiple, cell_rule, dynamic, level, base,
-                                     board, w, r, scratch) < 0:
-                    return
+            if not nishio and _region_chainings(p_on, slot, rule, grid, arena, work,
+                                                hints) < 0:
+                return
         if not nishio and (n == 2 or (multiple and n > 2)):
-            start = _new_node(nodes, parents, ctr, cell, 0, 1, NO_CAUSE, -1)
+            start = _new_node(arena, cell, 0, 1, NO_CAUSE, -1)
             if start < 0:
                 return
-            _common_hints(CELL, slots, n_digits, start, -1, 0, base, board, w, r, scratch)
+            _common_hints(Found(CELL, True, True, False, rule.base, n_digits, 0, 0, -1, start,
+                                -1, 0), slots, grid, arena, work, hints)
         if ctr[STATUS] != OK:
             return
 
 
 @compiled
-def _run(values, cands_in, mode, level, base, max_work, board, w, r, scratch):
-    cands, pos, cands0, pos0 = board[0], board[1], board[2], board[3]
-    ctr = w[2]
-    for c in range(81):
-        cands[c] = cands_in[c]
-        cands0[c] = cands_in[c]
-    for rg in range(27):
-        for d in range(10):
-            pos[rg, d] = 0
+def _run(values, cands_in, rule, grid, arena, work, hints):
+    """The search of ``rule`` on the grid ``values``, ``cands_in``."""
+    cands, pos, cands0, pos0 = grid.cands, grid.pos, grid.cands0, grid.pos0
+    cands[:] = cands_in
+    cands0[:] = cands_in
+    pos[:, :] = 0
     for rg in range(27):
         for i in range(9):
             c = REGION_CELLS[rg, i]
             for d in range(1, 10):
                 if (cands[c] >> d) & 1:
                     pos[rg, d] |= 1 << i
-    for rg in range(27):
-        for d in range(10):
-            pos0[rg, d] = pos[rg, d]
-    ctr[MAX_WORK] = max_work
-    if mode == STATIC:
-        _static_rule(values, board, w, r, scratch)
+    pos0[:, :] = pos
+    if rule.mode == STATIC:
+        _static_rule(values, grid, arena, work, hints)
     else:
-        _chaining_rule(values, mode, level, base, board, w, r, scratch)
+        _chaining_rule(values, rule, grid, arena, work, hints)
 
 
 # -- the interface -------------------------------------------------------------------------------
@@ -1040,29 +1103,40 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
     spec = COMPILED_RULES[rule]
     values = np.ascontiguousarray(values, dtype=np.int8)
     cands = np.ascontiguousarray(cands, dtype=np.int32)
-    board = (np.empty(81, np.int32), np.empty((27, 10), np.int32), np.empty(81, np.int32),
-             np.empty((27, 10), np.int32), _placed_and_empty(values))
-    ctr = np.zeros(8, np.int64)
-    w = (np.empty((NODE_CAPACITY, 6), np.int32), np.empty(PARENT_CAPACITY, np.int32), ctr,
-         np.full((SLOTS, KEYS), -1, np.int32), np.empty((SLOTS, KEYS), np.int32),
-         np.zeros(SLOTS, np.int64), np.empty(KEYS, np.int32), np.empty(QUEUE_CAPACITY, np.int32),
-         np.empty(64, np.int32), np.zeros(KEYS, np.int64), np.empty(QUEUE_CAPACITY, np.int32),
-         np.empty(2, np.int32), np.empty(QUEUE_CAPACITY, np.int64), np.zeros(SPACE, np.int64))
-    best = np.zeros(BEST_FIELDS, np.int64)
-    r = (best, np.zeros(1, np.float64), np.empty((81, 2), np.int32), np.zeros(81, np.uint8),
-         np.empty(81, np.int32))
-    scratch = (np.empty((81, 2), np.int32), np.empty(81, np.int32), np.empty(81, np.uint8),
-               np.empty(81, np.int32), np.empty(81, np.int32), np.empty(9, np.int32))
-    _run(values, cands, spec.mode, spec.level, spec.base, -1 if max_work is None else max_work, board, w,
-         r, scratch)
-    work = int(ctr[WORK])
-    if ctr[STATUS] == OVER_BUDGET_STATUS:
+    grid = ChainGrid(np.empty(81, np.int32), np.empty((27, 10), np.int32), np.empty(81, np.int32),
+                     np.empty((27, 10), np.int32), _placed_and_empty(values))
+    arena = _arena(-1 if max_work is None else max_work)
+    hints = Hints(np.empty(9, np.int32), np.empty((81, 2), np.int32), np.empty(81, np.int32),
+                  np.zeros(BEST_FIELDS, np.int64), np.zeros(1, np.float64),
+                  np.empty((81, 2), np.int32), np.zeros(81, np.uint8), np.empty(81, np.int32))
+    _run(values, cands, Chaining(spec.mode, spec.level, spec.base), grid, arena, _work(), hints)
+    counters = arena.counters
+    work = int(counters[WORK])
+    if counters[STATUS] == OVER_BUDGET_STATUS:
         return ChainSearch(None, work, True)
-    if ctr[STATUS] == OVERFLOW:  # out of room (never seen): the reference answers
+    if counters[STATUS] == OVERFLOW:  # out of room (never seen): the reference answers
         return _reference_search(rule, values, cands, max_work)
-    if not best[HAS]:
+    if not hints.best[HAS]:
         return ChainSearch(None, work, False)
-    return ChainSearch(_hint(spec, best, r), work, False)
+    return ChainSearch(_hint(spec, hints), work, False)
+
+
+def _arena(max_work: int) -> Arena:
+    counters = np.zeros(8, np.int64)
+    counters[MAX_WORK] = max_work
+    return Arena(np.empty((NODE_CAPACITY, 6), np.int32), np.empty(PARENT_CAPACITY, np.int32),
+                 counters)
+
+
+def _work() -> Work:
+    maps = Maps(np.full((SLOTS, KEYS), -1, np.int32), np.empty((SLOTS, KEYS), np.int32),
+                np.zeros(SLOTS, np.int64))
+    return Work(maps, np.empty(KEYS, np.int32), np.empty(QUEUE_CAPACITY + KEYS, np.int32),
+                np.empty(64, np.int32), np.zeros(KEYS, np.int64),
+                np.empty(QUEUE_CAPACITY, np.int32), np.empty(2, np.int32),
+                inner_work(QUEUE_CAPACITY), np.empty(QUEUE_CAPACITY, np.int32),
+                np.empty(4, np.int32), np.zeros(KEYS, np.uint8), np.empty(81, np.int32),
+                np.empty(81, np.uint8), np.empty(81, np.int32), np.empty(81, np.int32))
 
 
 def _placed_and_empty(values: np.ndarray) -> np.ndarray:
@@ -1078,12 +1152,13 @@ def _says(cell: int, digit: int, on: int) -> str:
     return f"{name(cell)}{'=' if on else '<>'}{digit}"
 
 
-def _hint(spec: _Rule, best: np.ndarray, r) -> Hint:
+def _hint(spec: _Rule, hints: Hints) -> Hint:
     """The reference's Hint of the best record (its detail line as the reference writes it)."""
+    best = hints.best
     kind, x, y, absurd = int(best[KIND]), bool(best[X]), bool(best[Y]), bool(best[ABSURD])
     t0 = (int(best[T0_CELL]), int(best[T0_DIGIT]), int(best[T0_ON]))
     t1 = (int(best[T1_CELL]), int(best[T1_DIGIT]), int(best[T1_ON]))
-    line = [int(c) for c in r[4][:best[N_LINE]]]
+    line = [int(c) for c in hints.best_line[:best[N_LINE]]]
     if kind == CYCLE:
         technique = ("Bidirectional Cycle" if x and y else "Bidirectional Y-Cycle" if y
                      else "Generalized X-Wing" if len(line) == 4 else "Bidirectional X-Cycle")
@@ -1110,11 +1185,11 @@ def _hint(spec: _Rule, best: np.ndarray, r) -> Hint:
             detail = (f"each place of {int(best[HINT_DIGIT])} in "
                       f"{region_name(int(best[HINT_REGION]))} leads to {_says(*t0)}")
         technique = spec.prefix + what + " Chains" + spec.suffix
-    removals = {int(r[2][i, 0]): int(r[2][i, 1]) for i in range(best[N_REMOVALS])}
+    removals = {int(cell): int(mask) for cell, mask in hints.best_removals[:best[N_REMOVALS]]}
     placement = (int(best[PLACE_CELL]), int(best[PLACE_DIGIT])) if best[PLACE_CELL] >= 0 else None
-    cells = [c for c in range(81) if r[3][c]]
+    cells = [c for c in range(81) if hints.best_cells[c]]
     digits = [d for d in range(1, 10) if best[N_DIGITS_MASK] >> d & 1]
-    return Hint(technique, float(r[1][0]), cells, digits, removals, placement, detail)
+    return Hint(technique, float(hints.difficulty[0]), cells, digits, removals, placement, detail)
 
 
 # -- the reference, counted (the rules not compiled yet) ------------------------------------------

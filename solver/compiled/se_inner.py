@@ -4,19 +4,23 @@ X-wing (``solver.reference.se_rules``), each with its "rule parents" (the candid
 since the chain started that the hint relied on), as ``solver.reference.se_chains.Chaining
 .advanced`` uses them.
 
-``inner_hints`` runs them in that order and stops after the first that has a hint with parents;
-it writes every such hint of that rule, in the rule's order, into ``out`` as
+``inner_hints(grid, work)`` runs them in that order and stops after the first that has a hint
+with parents; it writes every such hint of that rule, in the rule's order, into ``work.out`` as
 ``[n_parents, parent keys..., n_removals, removal keys...]`` (key = cell * 20 + digit * 2, the
 "off" key of ``solver.compiled.se_chains``; parents in the reference's order, removals by cell,
-then digit). The grid: ``cands`` (current), ``pos[region, digit]`` (current places, 9-bit, SE's
-region order), ``cands0`` (when the chain started), ``counts`` (the digits' placed counts 0..9,
-then the regions' empty cell counts 10..36: the grid's values do not change in a chain).
+then digit). The grid is a ``ChainGrid``: of it the rules read ``cands`` (current),
+``pos[region, digit]`` (current places, 9-bit, SE's region order), ``cands0`` (when the chain
+started) and ``counts`` (the digits' placed counts 0..9, then the regions' empty cell counts
+10..36: the grid's values do not change in a chain).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from solver.compiled.kernels import popcount
 from solver.jit import compiled
 from solver.reference.se_grid import REGIONS
 from solver.reference.se_rules import INSIDE, LOCKING_ORDER, SCAN
@@ -46,19 +50,42 @@ ROWS = np.arange(9, 18, dtype=np.int64)
 OCCURRENCES, EMPTY = 0, 10  # offsets in ``counts``
 
 
+class ChainGrid(NamedTuple):
+    """The grid of a chain search: what it reads and changes, and what it started from."""
+
+    cands: np.ndarray  # (81,) int32: the candidates now, bit d for digit d
+    pos: np.ndarray  # (27, 10) int32: pos[region, digit], the digit's places now (9 bits)
+    cands0: np.ndarray  # (81,) int32: the candidates when the chain started
+    pos0: np.ndarray  # (27, 10) int32: the places then
+    counts: np.ndarray  # (37,) int64: the digits' placed counts, then the regions' empty cells
+
+
+class InnerWork(NamedTuple):
+    """Where the inner rules write their hints, and the arrays they build one hint in."""
+
+    out: np.ndarray  # int64: the hints, [n_parents, parent keys..., n_removals, removal keys...]
+    mask_of: np.ndarray  # (81,) int64: the digits one hint removes from each cell, zero between
+    parents: np.ndarray  # (729,) int64: one hint's parent keys
+    removals: np.ndarray  # (729,) int64: one hint's removal keys
+
+
+def inner_work(capacity: int) -> InnerWork:
+    """The ``InnerWork`` of a search: room for ``capacity`` numbers of hints."""
+    return InnerWork(np.empty(capacity, np.int64), np.zeros(81, np.int64),
+                     np.empty(81 * 9, np.int64), np.empty(81 * 9, np.int64))
+
+
 @compiled(inline="always")
 def _two_or_more(m):
     return m & (m - 1) != 0
 
 
 @compiled(inline="always")
-def popcount(m):
-    """The number of set bits of a mask (inlined: the chains call it in their inner loops)."""
-    count = 0
-    while m:
-        m &= m - 1
-        count += 1
-    return count
+def _pair(m1, m2):
+    """The union of two masks of two or more bits each, when it has exactly two; else 0."""
+    if not (_two_or_more(m1) and _two_or_more(m2)) or popcount(m1 | m2) != 2:
+        return 0
+    return m1 | m2
 
 
 @compiled(inline="always")
@@ -67,8 +94,22 @@ def _removed(cands, cands0, cell, digit):
 
 
 @compiled
-def _write(out, used, parents, n_parents, removals, n_removals):
-    """One hint into ``out`` at ``used``; the new length, or -1 when it does not fit."""
+def _write(work, used, n_parents):
+    """One hint into ``work.out`` at ``used``: its ``n_parents`` parents (``work.parents``),
+    then its removals (``work.mask_of``, cleared: the same for a hint without parents, which is
+    not written). The new length, or -1 when the hint does not fit."""
+    out, mask_of, parents, removals = work
+    n_removals = 0
+    for c in range(81):  # by cell, then digit
+        m = mask_of[c]
+        if m:
+            for d in range(1, 10):
+                if (m >> d) & 1:
+                    removals[n_removals] = c * 20 + d * 2
+                    n_removals += 1
+            mask_of[c] = 0
+    if n_parents == 0:
+        return used
     if used + n_parents + n_removals + 2 > out.shape[0]:
         return -1
     out[used] = n_parents
@@ -84,25 +125,11 @@ def _write(out, used, parents, n_parents, removals, n_removals):
     return used
 
 
-@compiled(inline="always")
-def _removal_keys(mask_of, removals):
-    """The removals (per-cell digit masks, cleared on the way) as keys by cell, then digit."""
-    n = 0
-    for c in range(81):
-        m = mask_of[c]
-        if m:
-            for d in range(1, 10):
-                if (m >> d) & 1:
-                    removals[n] = c * 20 + d * 2
-                    n += 1
-            mask_of[c] = 0
-    return n
-
-
 @compiled
-def _locking(r1, r2, d, generalized, cands, cands0, out, used, mask_of, parents, removals):
+def _locking(r1, r2, d, generalized, grid, work, used):
     """A pointing or claiming (or generalized intersection) hint of ``d`` locked in ``r1``
     where it meets ``r2``, written if it removes something with parents."""
+    cands, cands0, mask_of, parents = grid.cands, grid.cands0, work.mask_of, work.parents
     bit = 1 << d
     inside = INSIDE_MASKS[r1, r2]
     any_removal = False
@@ -120,22 +147,20 @@ def _locking(r1, r2, d, generalized, cands, cands0, out, used, mask_of, parents,
         if _removed(cands, cands0, c, d) and (generalized or not (inside >> i) & 1):
             parents[n_parents] = c * 20 + d * 2
             n_parents += 1
-    n_removals = _removal_keys(mask_of, removals)
-    if n_parents == 0:
-        return used
-    return _write(out, used, parents, n_parents, removals, n_removals)
+    return _write(work, used, n_parents)
 
 
 @compiled
-def _intersections(cands, pos, cands0, out, used, mask_of, parents, removals):
+def _intersections(grid, work):
+    pos = grid.pos
+    used = 0
     for k in range(LOCKING.shape[0]):
         r1, r2 = LOCKING[k, 0], LOCKING[k, 1]
         inside = INSIDE_MASKS[r1, r2]
         for d in range(1, 10):
             p = pos[r1, d]
             if _two_or_more(p) and not p & ~inside:
-                used = _locking(r1, r2, d, False, cands, cands0, out, used, mask_of, parents,
-                                removals)
+                used = _locking(r1, r2, d, False, grid, work, used)
                 if used < 0:
                     return -1
     # Generalized Intersection: every place of d in r (2 to 7) sees the cells of the region
@@ -151,8 +176,7 @@ def _intersections(cands, pos, cands0, out, used, mask_of, parents, removals):
                 if r2 < 0:
                     break
                 if not p & ~INSIDE_MASKS[r, r2]:
-                    used = _locking(r, r2, d, True, cands, cands0, out, used, mask_of,
-                                    parents, removals)
+                    used = _locking(r, r2, d, True, grid, work, used)
                     if used < 0:
                         return -1
                     break
@@ -160,79 +184,86 @@ def _intersections(cands, pos, cands0, out, used, mask_of, parents, removals):
 
 
 @compiled
-def _hidden_pairs(cands, pos, cands0, counts, out, used, mask_of, parents, removals):
+def _pairs(hidden, grid, work):
+    """Hidden pairs (``hidden``: in the regions of five empty cells or more) or naked pairs (of
+    four or more), region by region in SE's scan order, pair by pair in SE's order."""
+    used = 0
     for k in range(27):
         r = SCAN_ORDER[k]
-        if counts[EMPTY + r] <= 4:
+        if grid.counts[EMPTY + r] < (5 if hidden else 4):
             continue
         for j in range(PAIRS.shape[0]):
-            v1, v2 = PAIRS[j, 0] + 1, PAIRS[j, 1] + 1
-            p1, p2 = pos[r, v1], pos[r, v2]
-            if not (_two_or_more(p1) and _two_or_more(p2)) or popcount(p1 | p2) != 2:
-                continue
-            common = p1 | p2
-            values = (1 << v1) | (1 << v2)
-            any_removal = False
-            for i in range(9):
-                if (common >> i) & 1:
-                    c = REGION_CELLS[r, i]
-                    if cands[c] & ~values:
-                        mask_of[c] = cands[c] & ~values
-                        any_removal = True
-            if not any_removal:
-                continue
-            n_parents = 0
-            for i in range(9):
-                if not (common >> i) & 1:
-                    c = REGION_CELLS[r, i]
-                    for v in (v1, v2):
-                        if (cands0[c] >> v) & 1:
-                            parents[n_parents] = c * 20 + v * 2
-                            n_parents += 1
-            n_removals = _removal_keys(mask_of, removals)
-            if n_parents:
-                used = _write(out, used, parents, n_parents, removals, n_removals)
+            if hidden:
+                n_parents = _hidden_pair(r, PAIRS[j, 0] + 1, PAIRS[j, 1] + 1, grid, work)
+            else:
+                n_parents = _naked_pair(r, REGION_CELLS[r, PAIRS[j, 0]],
+                                        REGION_CELLS[r, PAIRS[j, 1]], grid, work)
+            if n_parents >= 0:
+                used = _write(work, used, n_parents)
                 if used < 0:
                     return -1
     return used
 
 
-@compiled
-def _naked_pairs(cands, cands0, counts, out, used, mask_of, parents, removals):
-    for k in range(27):
-        r = SCAN_ORDER[k]
-        if counts[EMPTY + r] < 4:
-            continue
-        for j in range(PAIRS.shape[0]):
-            c1, c2 = REGION_CELLS[r, PAIRS[j, 0]], REGION_CELLS[r, PAIRS[j, 1]]
-            m1, m2 = cands[c1], cands[c2]
-            if not (_two_or_more(m1) and _two_or_more(m2)) or popcount(m1 | m2) != 2:
-                continue
-            common = m1 | m2
-            any_removal = False
-            for i in range(9):
-                c = REGION_CELLS[r, i]
-                if c != c1 and c != c2 and cands[c] & common:
-                    mask_of[c] = cands[c] & common
-                    any_removal = True
-            if not any_removal:
-                continue
-            n_parents = 0
-            for c in (c1, c2):
-                for v in range(1, 10):
-                    if (cands0[c] >> v) & 1 and not (common >> v) & 1:
-                        parents[n_parents] = c * 20 + v * 2
-                        n_parents += 1
-            n_removals = _removal_keys(mask_of, removals)
-            if n_parents:
-                used = _write(out, used, parents, n_parents, removals, n_removals)
-                if used < 0:
-                    return -1
-    return used
+@compiled(inline="always")
+def _hidden_pair(r, v1, v2, grid, work):
+    """The hidden pair of ``v1`` and ``v2`` in region ``r``: its removals marked in
+    ``work.mask_of``, its parents in ``work.parents``, their count returned; -1 when there is
+    no such pair or it removes nothing."""
+    cands, cands0, mask_of, parents = grid.cands, grid.cands0, work.mask_of, work.parents
+    common = _pair(grid.pos[r, v1], grid.pos[r, v2])
+    if not common:
+        return -1
+    values = (1 << v1) | (1 << v2)
+    any_removal = False
+    for i in range(9):
+        if (common >> i) & 1:
+            c = REGION_CELLS[r, i]
+            if cands[c] & ~values:
+                mask_of[c] = cands[c] & ~values
+                any_removal = True
+    if not any_removal:
+        return -1
+    n_parents = 0
+    for i in range(9):
+        if not (common >> i) & 1:
+            c = REGION_CELLS[r, i]
+            for v in (v1, v2):
+                if (cands0[c] >> v) & 1:
+                    parents[n_parents] = c * 20 + v * 2
+                    n_parents += 1
+    return n_parents
+
+
+@compiled(inline="always")
+def _naked_pair(r, c1, c2, grid, work):
+    """The naked pair of cells ``c1`` and ``c2`` of region ``r``, as ``_hidden_pair``."""
+    cands, cands0, mask_of, parents = grid.cands, grid.cands0, work.mask_of, work.parents
+    common = _pair(cands[c1], cands[c2])
+    if not common:
+        return -1
+    any_removal = False
+    for i in range(9):
+        c = REGION_CELLS[r, i]
+        if c != c1 and c != c2 and cands[c] & common:
+            mask_of[c] = cands[c] & common
+            any_removal = True
+    if not any_removal:
+        return -1
+    n_parents = 0
+    for c in (c1, c2):
+        for v in range(1, 10):
+            if (cands0[c] >> v) & 1 and not (common >> v) & 1:
+                parents[n_parents] = c * 20 + v * 2
+                n_parents += 1
+    return n_parents
 
 
 @compiled
-def _x_wings(cands, pos, cands0, counts, out, used, mask_of, parents, removals):
+def _x_wings(grid, work):
+    cands, pos, cands0, counts = grid.cands, grid.pos, grid.cands0, grid.counts
+    mask_of, parents = work.mask_of, work.parents
+    used = 0
     for side in range(2):
         base_lines = COLUMNS if side == 0 else ROWS
         cover_lines = ROWS if side == 0 else COLUMNS
@@ -243,10 +274,9 @@ def _x_wings(cands, pos, cands0, counts, out, used, mask_of, parents, removals):
             for d in range(1, 10):
                 if counts[OCCURRENCES + d] + 4 > 9:
                     continue
-                p1, p2 = pos[b1, d], pos[b2, d]
-                if not (_two_or_more(p1) and _two_or_more(p2)) or popcount(p1 | p2) != 2:
+                common = _pair(pos[b1, d], pos[b2, d])
+                if not common:
                     continue
-                common = p1 | p2
                 bit = 1 << d
                 any_removal = False
                 for i in range(9):
@@ -267,32 +297,24 @@ def _x_wings(cands, pos, cands0, counts, out, used, mask_of, parents, removals):
                         if _removed(cands, cands0, c, d) and not (common >> k) & 1:
                             parents[n_parents] = c * 20 + d * 2
                             n_parents += 1
-                n_removals = _removal_keys(mask_of, removals)
-                if n_parents:
-                    used = _write(out, used, parents, n_parents, removals, n_removals)
-                    if used < 0:
-                        return -1
+                used = _write(work, used, n_parents)
+                if used < 0:
+                    return -1
     return used
 
 
-SPACE = 81 + 2 * 81 * 9  # the length of ``inner_hints``'s work space
-
-
 @compiled
-def inner_hints(cands, pos, cands0, counts, out, space):
+def inner_hints(grid, work):
     """The hints with parents of the first inner rule that has one (see the module's
-    docstring); the length of ``out`` used (0: none), -1 when ``out`` is too small. ``space``:
-    ``SPACE`` int64 whose first 81 are zero (left so)."""
-    mask_of = space[:81]
-    parents = space[81:81 + 729]
-    removals = space[81 + 729:]
-    used = _intersections(cands, pos, cands0, out, 0, mask_of, parents, removals)
+    docstring) in ``work.out``; the length used (0: none), -1 when ``work.out`` is too
+    small."""
+    used = _intersections(grid, work)
     if used != 0:
         return used
-    used = _hidden_pairs(cands, pos, cands0, counts, out, 0, mask_of, parents, removals)
+    used = _pairs(True, grid, work)
     if used != 0:
         return used
-    used = _naked_pairs(cands, cands0, counts, out, 0, mask_of, parents, removals)
+    used = _pairs(False, grid, work)
     if used != 0:
         return used
-    return _x_wings(cands, pos, cands0, counts, out, 0, mask_of, parents, removals)
+    return _x_wings(grid, work)

@@ -24,14 +24,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.compiled.se_board import (
-    empty_count,
-    lowest,
-    next_pattern,
-    popcount,
-    position_table,
-    positions,
-)
+from solver.compiled.kernels import popcount
+from solver.compiled.se_board import empty_count, lowest, next_pattern, position_table, positions
 from solver.jit import compiled
 from solver.reference import se_grid, se_uniqueness
 

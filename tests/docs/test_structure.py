@@ -43,21 +43,18 @@ def compiled_functions_with_many_parameters(most: int = 7) -> list[str]:
     return found
 
 
-# The compiled SE chains (issue 31) landed with loose parameters: a debt to pay in records, held
-# here so that it can only shrink (issue 30's limit of 5 covers the rest of solver/).
+# The compiled SE chains (issue 31) landed with loose parameters; paid in records since, and
+# held there.
 SE_CHAINS = ("solver/compiled/se_chains.py:", "solver/compiled/se_inner.py:")
-SE_CHAINS_MOST = 14
 
 
 def test_compiled_functions_take_records():
     """Issue 30: arrays and limits travel as records (grid.Tables, options.Limits, a module's
-    Work); at most 5 compiled functions take more than 7 parameters (the SE chains apart, and
-    they no more than today)."""
+    Work); at most 5 compiled functions anywhere take more than 7 parameters, and none of the
+    SE chains."""
     many = compiled_functions_with_many_parameters()
-    chains = [found for found in many if found.startswith(SE_CHAINS)]
-    rest = [found for found in many if not found.startswith(SE_CHAINS)]
-    assert len(rest) <= 5, rest
-    assert len(chains) <= SE_CHAINS_MOST, chains
+    assert len(many) <= 5, many
+    assert not [found for found in many if found.startswith(SE_CHAINS)], many
 
 
 def test_every_setting_is_an_option_of_solve_dataset(cli):
