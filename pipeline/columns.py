@@ -104,11 +104,14 @@ SE_TECHNIQUES_TYPE = pa.struct([pa.field(name, pa.int16()) for name in SE_TECHNI
 def _se_techniques(solved: Solved) -> pa.Array:
     """The ``se_techniques`` struct: a field of int16 counts per technique family, the row
     null where ``se`` is (so ``se_techniques.x_wing > 0`` asks only of rated puzzles)."""
+    unrated = np.isnan(solved.result.se)
+    if unrated.all():  # a run without se: 39 empty fields not built (3 ms a 50,000-row batch)
+        return pa.nulls(len(unrated), SE_TECHNIQUES_TYPE)
     counts = solved.result.se_techniques
     fields = [pa.array(np.ascontiguousarray(counts[:, k]), pa.int16())
               for k in range(len(SE_TECHNIQUES))]
     return pa.StructArray.from_arrays(fields, fields=list(SE_TECHNIQUES_TYPE),
-                                      mask=pa.array(np.isnan(solved.result.se)))
+                                      mask=pa.array(unrated))
 
 
 def labels(codes: np.ndarray, names: tuple[str, ...]) -> pa.Array:
