@@ -122,6 +122,9 @@ def generate_dataset(
         dispatch(selection, engine, started=started, progress=show)
         return finish(selection, wall_seconds=time.perf_counter() - started,
                       compile_seconds=compile_seconds)
+    except BaseException:
+        out.close(failing=True)
+        raise
     finally:
         out.close()
 

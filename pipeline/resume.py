@@ -95,13 +95,19 @@ class Output:
         """The location of the file ``name`` in the directory."""
         return storage.join(self.directory, name)
 
-    def close(self) -> None:
-        """Remove stale temporary files and candidates, and release the lock (idempotent)."""
+    def close(self, failing: bool = False) -> None:
+        """Remove stale temporary files and candidates, and release the lock (idempotent).
+        When the run is ``failing`` already, a store that cannot be reached any more to clean
+        up (it went away mid-run) leaves the error at hand to be said, not its own."""
         if self.lock is None:
             return
-        _remove_leftovers(self.directory)
-        self.lock.release()
-        self.lock = None
+        lock, self.lock = self.lock, None
+        for step in (lambda: _remove_leftovers(self.directory), lock.release):
+            try:
+                step()
+            except PipelineError:
+                if not failing:
+                    raise
 
 
 def survey(directory: str) -> Survey:

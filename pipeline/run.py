@@ -122,6 +122,9 @@ def solve_dataset(
         except MemoryError:
             raise _out_of_memory(plan) from None
         return finish(plan, dispatched, wall_seconds=time.perf_counter() - started)
+    except BaseException:
+        plan.out.close(failing=True)
+        raise
     finally:
         plan.out.close()
 
