@@ -21,6 +21,7 @@ from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.stats import PERCENTILES, Stats, percentile
 from pipeline.summary import summarize
+from tests.browser import needs_chromium, screenshot_colours
 from tests.conftest import DATA, EVERY_MEASURE_BUT_SE, SAMPLE
 
 # The sections of a run of every measure but se (whose section then says it was not measured;
@@ -203,26 +204,12 @@ def test_a_report_of_an_incomplete_run_says_so_at_the_top_and_exits_3(cli, tmp_p
 
 # --- in a browser ------------------------------------------------------------------------------
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
-
-@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (Debian: apt-get install "
-                    "chromium); the report's rendering is not checked in a browser")
+@needs_chromium
 def test_the_charts_render_in_a_browser_offline(report, tmp_path):
-    from PIL import Image
-
     page = tmp_path / "report.html"
     page.write_text(report)  # the report by collection of the measured run
-    screenshot = tmp_path / "report.png"
-    done = subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}", "--hide-scrollbars",
-         f"--screenshot={screenshot}", "--window-size=1280,2400", page.as_uri()],
-        capture_output=True, text=True, timeout=120)
-    assert screenshot.exists(), done.stderr[-2000:]
-    colours = Counter(dict((rgb, n) for n, rgb in Image.open(screenshot).convert("RGB").getcolors(
-        1 << 24)))
+    colours = screenshot_colours(page, tmp_path)
     assert len(colours) > 200  # charts, not a blank page
     # Solid areas of three charts, in their own colours: the trial rung of the grade ladder
     # (where the sample's hard puzzles land), the boxes of search effort, and a backdoor size.
@@ -279,7 +266,6 @@ def test_a_report_beside_a_directory_of_a_long_name_is_written(measured_run, tmp
     """Issue 29.8: a directory named with 240 characters has a report name of 245, which fits,
     but its temporary file's name (host and pid added) did not: "File name too long". The
     temporary name is shortened, and nothing is left beside the report."""
-    import shutil
 
     long = tmp_path / ("d" * 240)
     shutil.copytree(measured_run, long)

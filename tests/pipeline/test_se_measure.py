@@ -11,17 +11,27 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from matplotlib.colors import to_rgb
 
 import solver
 from pipeline.generate import generate_dataset
-from pipeline.report import write_report
+from pipeline.report import SE_COLOURS, write_report
 from pipeline.run import solve_dataset
 from pipeline.settings import load_generation, load_settings
-from pipeline.summary import format_groups, format_hardest, format_summary, hardest_in, summarize_by
+from pipeline.stats import SE_BANDS
+from pipeline.summary import (
+    band_text,
+    format_groups,
+    format_hardest,
+    format_summary,
+    hardest_in,
+    summarize_by,
+)
 from solver.reference import se_rules, se_uniqueness
 from solver.reference.se import se_rating
 from solver.reference.se_chains import BINARY, CELL, CYCLE, FORCING, REGION, ChainHint, Chaining, Node
 from solver.vocabulary import SE_TECHNIQUES, se_technique
+from tests.browser import needs_chromium, screenshot_colours
 from tests.conftest import ROOT
 from tests.solver.test_se_reference import ROWS
 
@@ -207,6 +217,21 @@ def test_the_report_shows_the_se(se_run, tmp_path):
     page = (tmp_path / "report.html").read_text()
     assert '<section id="se">' in page and '<section id="se-table">' in page
     assert "1 row over the SE work budget" in page and "SE over the work budget" in page
+
+
+@COMPILED
+@needs_chromium
+def test_the_se_chart_renders_in_a_browser(se_run, tmp_path):
+    """The SE section's chart as chromium draws it: a solid area in the colour of each band
+    the run's ratings fall in."""
+    out, _, frame = se_run
+    write_report(out, tmp_path / "report.html", by="source")
+    colours = screenshot_colours(tmp_path / "report.html", tmp_path)
+    bands = {min(int(er), SE_BANDS[-1]) for er in frame["se"].drop_nulls()}
+    assert bands
+    for band in bands:
+        rgb = tuple(round(255 * c) for c in to_rgb(SE_COLOURS[band_text(band)]))
+        assert colours[rgb] > 300, (band_text(band), rgb)
 
 
 @COMPILED
