@@ -255,8 +255,10 @@ def auto_batch_rows(source: InputFile, settings: Settings, rows: int | None,
 
 
 def _pilot(source: InputFile, settings: Settings) -> float:
-    """Seconds per row of the solver on the first rows of ``source`` (at most ``PILOT_ROWS``
-    rows, stopping after ``PILOT_SECONDS``)."""
+    """CPU seconds per row of the solver on the first rows of ``source`` (at most
+    ``PILOT_ROWS`` rows, stopping after ``PILOT_SECONDS`` of CPU). CPU time, not the clock:
+    the pilot runs while the workers start, and a busy machine would otherwise make the
+    batches of the same input smaller from run to run."""
     import solver
     from pipeline.arrow import ascii_grid, text_array
 
@@ -265,12 +267,12 @@ def _pilot(source: InputFile, settings: Settings) -> float:
         return 0.0
     grid, fits = ascii_grid(text_array(first.column(source.puzzle_column)))
     grid = grid[fits]
-    started = time.perf_counter()
+    started = time.process_time()
     solved = 0
-    while solved < len(grid) and time.perf_counter() - started < PILOT_SECONDS:
+    while solved < len(grid) and time.process_time() - started < PILOT_SECONDS:
         solver.solve_ascii(grid[solved:solved + 16], settings.solve_options)
         solved += len(grid[solved:solved + 16])
-    return (time.perf_counter() - started) / solved if solved else 0.0
+    return (time.process_time() - started) / solved if solved else 0.0
 
 
 def _warn_about_kept_settings(started_with: Settings, settings: Settings) -> None:
