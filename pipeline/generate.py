@@ -114,7 +114,7 @@ def generate_dataset(
     run = RunRecord.new(settings, [_generator_entry(generation, draws)], generation)
     out = open_output(output, run, pa.schema(DRAW_FIELDS), overwrite=settings.overwrite,
                       finished=selected_parts)
-    try:
+    with out:
         selection = Selection.of(out, settings, generation)
         if selection.ended:
             return _already_complete(out)
@@ -122,11 +122,6 @@ def generate_dataset(
         dispatch(selection, engine, started=started, progress=show)
         return finish(selection, wall_seconds=time.perf_counter() - started,
                       compile_seconds=compile_seconds)
-    except BaseException:
-        out.close(failing=True)
-        raise
-    finally:
-        out.close()
 
 
 def draws_of(settings: Settings, generation: Generation) -> Draws:

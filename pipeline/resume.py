@@ -95,6 +95,13 @@ class Output:
         """The location of the file ``name`` in the directory."""
         return storage.join(self.directory, name)
 
+    def __enter__(self) -> Output:
+        return self
+
+    def __exit__(self, kind, error, trace) -> None:
+        """Closed however the run ends; an error ending it is the one said (``close``)."""
+        self.close(failing=kind is not None)
+
     def close(self, failing: bool = False) -> None:
         """Remove stale temporary files and candidates, and release the lock (idempotent).
         When the run is ``failing`` already, a store that cannot be reached any more to clean
@@ -194,7 +201,7 @@ def open_output(
         else:
             write_manifest(directory, output_schema(schema), run)
     except BaseException:
-        output.close()
+        output.close(failing=True)
         raise
     return output
 

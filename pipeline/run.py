@@ -113,7 +113,7 @@ def solve_dataset(
     _warn_about_workers(settings)
     show = (not settings.quiet and sys.stderr.isatty()) if progress is None else progress
     plan = make_plan(inputs, output, settings)
-    try:
+    with plan.out:
         if plan.out.resumed and plan.finished():
             return _already_complete(plan.out)
         storage.delete(plan.out.path(SUMMARY_FILE))  # written again at the end
@@ -122,11 +122,6 @@ def solve_dataset(
         except MemoryError:
             raise _out_of_memory(plan) from None
         return finish(plan, dispatched, wall_seconds=time.perf_counter() - started)
-    except BaseException:
-        plan.out.close(failing=True)
-        raise
-    finally:
-        plan.out.close()
 
 
 def _out_of_memory(plan: Plan) -> RunIncomplete:
