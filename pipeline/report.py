@@ -25,7 +25,7 @@ from typing import Any
 import matplotlib
 import polars as pl
 from matplotlib.cm import ScalarMappable
-from matplotlib.colors import LogNorm
+from matplotlib.colors import LogNorm, to_rgb
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
@@ -243,7 +243,7 @@ def grade_chart(numbers: dict[str, Numbers]) -> str:
     for rung, colour in segments:
         shares = [_grade_share(numbers[name], rung) for name in names]
         axes.barh(labels, shares, left=left, color=colour, label=rung, height=0.7)
-        _share_labels(axes, left, shares, dark=rung in ("prune", "trial", "trial2", "search"))
+        _share_labels(axes, left, shares, colour)
         left = [a + b for a, b in zip(left, shares, strict=True)]
     axes.invert_yaxis()
     axes.set_xlim(0, 100)
@@ -253,12 +253,22 @@ def grade_chart(numbers: dict[str, Numbers]) -> str:
     return to_svg(figure)
 
 
-def _share_labels(axes, left: list[float], shares: list[float], *, dark: bool) -> None:
-    """The share written on each segment wide enough to hold it."""
+def _share_labels(axes, left: list[float], shares: list[float], colour) -> None:
+    """The share written on each segment wide enough to hold it, in white on a dark
+    ``colour``, else in black."""
+    ink = "white" if _dark(colour) else "black"
     for y, (start, share) in enumerate(zip(left, shares, strict=True)):
         if share >= 7:
             axes.text(start + share / 2, y, share_label(share), ha="center", va="center",
-                      fontsize=7.5, color="white" if dark else "black")
+                      fontsize=7.5, color=ink)
+
+
+def _dark(colour) -> bool:
+    """Whether ``colour``'s relative luminance (sRGB, as WCAG computes it) is below 0.35: the
+    grade's prune, trial and darker, the backdoor's 2 and up, the SE scale's ends."""
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+              for c in to_rgb(colour)]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2] < 0.35
 
 
 def share_label(share: float) -> str:
@@ -347,12 +357,13 @@ def stacked_chart(counts: dict[str, dict[str, int]], colours: dict[str, str], *,
         shares = [100 * counts[name].get(size, 0) / sum(counts[name].values()) for name in names]
         axes.barh([_label(name) for name in names], shares, left=left, color=colour, label=size,
                   height=0.7)
-        _share_labels(axes, left, shares, dark=size in ("2", "3", "more than 3"))
+        _share_labels(axes, left, shares, colour)
         left = [a + b for a, b in zip(left, shares, strict=True)]
     axes.invert_yaxis()
     axes.set_xlim(0, 100)
     axes.set_xlabel(xlabel)
-    axes.legend(ncols=len(colours), loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False,
+    # at most 7 a row: the SE bands' 13 in one row made the figure wide, so the page shrank it
+    axes.legend(ncols=min(len(colours), 7), loc="lower left", bbox_to_anchor=(0, 1.0), frameon=False,
                 fontsize=8, handlelength=1)
     return to_svg(figure)
 
