@@ -97,7 +97,8 @@ def warm_up_grids(boxsize: int) -> np.ndarray:
 
 
 def load_difficulty(options: SolveOptions) -> None:
-    """Load (compile, the first time) the grade and the measures ``options`` ask for, on
+    """Load (compile, the first time) the grade and the measures ``options`` ask for (the
+    canonical form included: the search is the other process's half), on
     ``WARM_UP``, without the compiled search: the reference finds the solutions they need.
     The grade's kernels are the same at every box size (one type of ``Tables``); the measures
     beyond 9 x 9 are the any-size search's."""
@@ -111,6 +112,10 @@ def load_difficulty(options: SolveOptions) -> None:
     found = solver.solve_grids(grids, nine, implementation="reference")
     unique = np.full(len(grids), STATUSES.index("unique"), np.uint8)
     solver.difficulty(grids, unique, found, nine)
+    if options.measured("canonical"):
+        from solver.api import canonical_forms
+
+        canonical_forms(grids, np.ones(len(grids), bool))
     if options.measured("se"):
         load_se()
 
@@ -123,17 +128,14 @@ def load_se() -> None:
 
 
 def load_search(options: SolveOptions) -> None:
-    """Load the search (and the canonical form, when asked for) at each box size ``options``
-    take, but "auto" (then 9 x 9 only: rows of other sizes compile theirs as they come)."""
+    """Load the search at each box size ``options`` take, but "auto" (then 9 x 9 only: rows
+    of other sizes compile theirs as they come)."""
     import solver
-    from solver.api import canonical_forms
 
     for boxsize in (3,) if options.boxsize == "auto" else options.boxsizes:
         grids = warm_up_grids(boxsize)
         searched = replace(options, boxsize=boxsize, alphabet="", max_nodes=1)
         solver.solve_grids(grids, searched)
-        if boxsize == 3 and options.measured("canonical"):
-            canonical_forms(grids, np.ones(len(grids), bool))
 
 
 def start_difficulty(options: SolveOptions, quiet: bool = False) -> subprocess.Popen:

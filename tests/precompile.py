@@ -3,9 +3,9 @@
 A fresh clone has an empty numba cache: compiling the kernels one after the other, as the tests
 first call them, costs minutes of one core, while the other core idles (and two test processes
 meeting the same uncompiled kernel would both compile it). The whole suite (see
-``conftest.pytest_collection_finish``) compiles the grade and the 9 x 9 measures in a second
-process (``pipeline.warm_up``'s, as a run's warm-up does) while this one compiles the searches,
-the canonical form, the generators and, for a suite with slow tests, the SE rating (minutes of
+``conftest.pytest_collection_finish``) compiles the grade, the 9 x 9 measures and the canonical
+form in a second process (``pipeline.warm_up``'s, as a run's warm-up does) while this one
+compiles the searches, the generators and, for a suite with slow tests, the SE rating (minutes of
 compiling that the fast suite does without); then it loads them all from the cache. A warm
 cache makes it a second's load.
 """
@@ -19,8 +19,8 @@ MEASURES = ("rating", "backdoor", "canonical")
 
 
 def this_half(se: bool) -> None:
-    """The 9 x 9 and any-size searches, the canonical form, the generators of 9 x 9 and
-    4 x 4 puzzles (the other sizes have the same types) and, if ``se``, the SE rating."""
+    """The 9 x 9 and any-size searches, the generators of 9 x 9 and 4 x 4 puzzles (the other
+    sizes have the same types) and, if ``se``, the SE rating."""
     from pipeline.warm_up import load_se, load_search
     from solver.compiled.generate import candidates
     from solver.options import SolveOptions

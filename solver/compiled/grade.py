@@ -44,6 +44,14 @@ One implementation serves every box size, 9 x 9 included: on the old four rungs 
 kernel of ``uint16`` masks graded about twice as fast (33,000 against 17,000 top1465 puzzles/s),
 but the trials are nearly all of the grade's time now (about 1,000 puzzles/s). Everything is
 compiled lazily, with ``solver.jit``'s on-disk cache.
+
+Which functions are inlined (``inline="always"``) is chosen for the time to compile: numba links
+every compiled function's callees into its own module and optimizes them again there, so each
+level of calls compiles the code below it once more. The steps with one caller on the way down
+(``_grade``, ``_close_rung``, ``_before_t2``, ``_singles_closure_blocked``, ``stuck``,
+``_crowded``) are inlined: the grade compiles in about 0.77 of the time, and runs faster too
+(BENCHMARKS). Inlining the other single-caller passes as well made ``_grade_batch`` one function
+too large for LLVM: slower to compile than before.
 """
 
 from __future__ import annotations
@@ -234,7 +242,7 @@ def _grade_batch(grids, out, tables, limit):
         out[i] = _grade(grids[i], matrix, work, trials, tables, limit)
 
 
-@compiled
+@compiled(inline="always")
 def _grade(grid, matrix, work, trials, tables, limit):
     """The first rung up to ``limit`` whose closure is complete and unblocked; each rung goes on
     from the closure of the one before (any order of the rules reaches the same closure)."""
@@ -263,7 +271,7 @@ def _grade(grid, matrix, work, trials, tables, limit):
     return SEARCH
 
 
-@compiled
+@compiled(inline="always")
 def _close_rung(matrix, rung, work, trials, tables):
     """Carry ``matrix`` from the closure of the rung below to the closure of ``rung``; returns
     True when no closure can complete from here: blocked, or (``_before_t2``) the matrix holds
@@ -509,7 +517,7 @@ def trial_arrays(cells, n):
                   np.full((3 * n, n), -1, np.int32), np.full((n, n), -1, np.int64))
 
 
-@compiled
+@compiled(inline="always")
 def stuck(matrix, start, tables, trials):
     """The rest of SPEC 5.1's blocked, past what propagation finds, for a matrix at the N + H
     fixpoint: k cells of a unit allowing fewer than k digits, or a fish-blocked digit.
@@ -536,7 +544,7 @@ def stuck(matrix, start, tables, trials):
     return _fish_blocked_at_fixpoint(matrix, n, kmax, changed_digits, trials)
 
 
-@compiled
+@compiled(inline="always")
 def _crowded(matrix, cells, n, trials):
     """Some k cells of the unit ``cells`` allow fewer than k digits, at the N + H fixpoint.
 
@@ -717,7 +725,7 @@ def _forget(known, depth, trials):
         known[cell] = trials.solution[cell] if solved else 0
 
 
-@compiled
+@compiled(inline="always")
 def _before_t2(matrix, work, tables, trials):
     """What a T2 pass of ``matrix`` (the puzzle's, at the fixpoint of every other rule) starts
     from: the images of its candidates (``take_images``), and, the first time, its solutions;
@@ -832,7 +840,7 @@ def _images_pass(matrix, work, tables, trials):
     return False, changed
 
 
-@compiled
+@compiled(inline="always")
 def _singles_closure_blocked(matrix, cell, bit, trial, work, tables, trials):
     """The closure of N + H of ``matrix`` (at that fixpoint) with ``cell`` set to ``bit``, into
     ``trial``, then the rest of SPEC 5.1's blocked; returns blocked. Blocked at once when the
