@@ -54,6 +54,22 @@ def test_a_kernel_module_is_keyed_to_what_it_imports_and_nothing_else():
     assert kernels, search  # the search inlines the kernel library: an edit there recompiles it
 
 
+def test_the_import_lines_give_the_imports_of_the_whole_module():
+    """The import graph is read from the import statements alone (fast); for every module of
+    the package it is the one the whole module's syntax tree gives."""
+    import ast
+
+    for path in jit.source_files():
+        module = ".".join(path.relative_to(jit.PACKAGE.parent).with_suffix("").parts)
+        module = module.removesuffix(".__init__")
+        text = path.read_text()
+        assert (jit._imported_names(module, jit._import_statements(text))
+                == jit._imported_names(module, ast.parse(text))), module
+    # a docstring line that starts like an import but is prose: the whole module is parsed
+    prose = '"""Why:\nimport the kernels once, then search.\n"""\nfrom solver.grid import tables\n'
+    assert jit._imported_names("solver.api", jit._import_statements(prose)) == {"solver.grid"}
+
+
 def _nodes(package_parent: Path) -> int:
     env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
     env["PYTHONPATH"] = str(package_parent)
