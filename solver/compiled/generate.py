@@ -217,7 +217,9 @@ def _random_grid(state, work, grid, solution, tables):
 # -- blanking cells while the solution stays unique ---------------------------------------------
 
 
-@compiled
+# Inlined into its one caller: compiled on its own it would link in and optimize the search below
+# it once more (``solver.compiled.grade``'s docstring says why that costs compile time).
+@compiled(inline="always")
 def _reduce(state, work, puzzle, solution, placed, orbits, minimal, tables):
     """Blank the orbits of ``puzzle`` (the solution, to start) in a random order while the
     solution stays unique; with ``minimal`` every orbit is tried, else until one cannot go."""
@@ -520,7 +522,9 @@ def _random_grid9(state, work, solution, tables):
         depth += 1
 
 
-@compiled
+# Inlined into its one caller: compiled on its own it would link in and optimize the search below
+# it once more (``solver.compiled.grade``'s docstring says why that costs compile time).
+@compiled(inline="always")
 def _reduce9(state, work, puzzle, solution, orbits, minimal, tables):
     """``_reduce`` on 9-bit masks, refusing at once a blanking that leaves a swap set ungiven."""
     n_orbits = orbits.shape[0]
