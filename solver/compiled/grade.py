@@ -710,7 +710,8 @@ def _trials_pass(matrix, depth, blocked_by_trial, work, tables, trials):
                 _note_fixed(matrix, trials.tried[depth - 1], known)
                 continue
             changed = True
-            if _eliminate_tried(matrix, cell, bit, depth, work, tables, trials):
+            # depth as an int64, not the literal 1 or 2: one compile serves both passes
+            if _eliminate_tried(matrix, cell, bit, np.int64(depth), work, tables, trials):
                 return True, True
             untried = np.int64(matrix[cell]) & ~(bit - 1)  # on from here; the rest later
     return False, changed
@@ -835,7 +836,7 @@ def _images_pass(matrix, work, tables, trials):
             candidate = cell * n + lowest_bit_index(bit)
             if trials.imaged[candidate] and _empties(matrix, trials.images[candidate]):
                 changed = True
-                if _eliminate_tried(matrix, cell, bit, 1, work, tables, trials):
+                if _eliminate_tried(matrix, cell, bit, np.int64(1), work, tables, trials):
                     return True, True
     return False, changed
 
