@@ -47,16 +47,22 @@ def everything() -> None:
 
 def compile_all(se: bool) -> None:
     """Both halves, the grade's in another process, the SE rating's only if ``se``; returns
-    when all is in the cache."""
-    from pipeline.warm_up import finish, start_difficulty
+    when all is in the cache. The grade's half is in the cache already when another test
+    process compiled it, or an earlier suite did: then no second process is started (it cost
+    each such test process about 3 s of CPU to load what ``everything`` loads anyway)."""
+    from pipeline.warm_up import GRADE_MODULE, finish, start_difficulty
+    from solver.jit import compiled_before
     from solver.options import SolveOptions
 
-    other = start_difficulty(SolveOptions(measures=MEASURES), quiet=True)
+    other = None
+    if not compiled_before(GRADE_MODULE):
+        other = start_difficulty(SolveOptions(measures=MEASURES), quiet=True)
     try:
         this_half(se)
     except BaseException:
-        other.kill()
-        other.wait()
+        if other is not None:
+            other.kill()
+            other.wait()
         raise
     finish(other)
     everything()
