@@ -105,11 +105,13 @@ def _se_techniques(solved: Solved) -> pa.Array:
     """The ``se_techniques`` struct: a field of int16 counts per technique family, the row
     null where ``se`` is (so ``se_techniques.x_wing > 0`` asks only of rated puzzles)."""
     unrated = np.isnan(solved.result.se)
-    if unrated.all():  # a run without se: the struct's fields are not built, all null
-        return pa.nulls(len(unrated), SE_TECHNIQUES_TYPE)
-    counts = solved.result.se_techniques
-    fields = [pa.array(np.ascontiguousarray(counts[:, k]), pa.int16())
-              for k in range(len(SE_TECHNIQUES))]
+    if unrated.all():  # a run without se: the fields are not built, all null (and null
+        # fields rather than ``pa.nulls`` of the struct: a part writes them in 8 ms, not 13)
+        fields = [pa.nulls(len(unrated), field.type) for field in SE_TECHNIQUES_TYPE]
+    else:
+        counts = solved.result.se_techniques
+        fields = [pa.array(np.ascontiguousarray(counts[:, k]), pa.int16())
+                  for k in range(len(SE_TECHNIQUES))]
     return pa.StructArray.from_arrays(fields, fields=list(SE_TECHNIQUES_TYPE),
                                       mask=pa.array(unrated))
 
