@@ -138,7 +138,7 @@ def load_search(options: SolveOptions) -> None:
         solver.solve_grids(grids, searched)
 
 
-def start_difficulty(options: SolveOptions, quiet: bool = False) -> subprocess.Popen:
+def _start_difficulty(options: SolveOptions, quiet: bool = False) -> subprocess.Popen:
     """A second process running ``load_difficulty(options)``, naming on this process's line
     (begun here, unless ``quiet``) the modules it compiles."""
     if not quiet:
@@ -147,10 +147,29 @@ def start_difficulty(options: SolveOptions, quiet: bool = False) -> subprocess.P
     return subprocess.Popen(command + (["--quiet"] if quiet else []))
 
 
-def finish(process: subprocess.Popen | None) -> None:
-    """Wait for ``start_difficulty``'s process; RuntimeError if it failed."""
+def _finish(process: subprocess.Popen | None) -> None:
+    """Wait for ``_start_difficulty``'s process; RuntimeError if it failed."""
     if process is not None and process.wait() != 0:
         raise RuntimeError(f"compiling the solver's grade failed (exit {process.returncode})")
+
+
+@contextlib.contextmanager
+def difficulty_beside(options: SolveOptions, quiet: bool = False):
+    """Within it, the grade's half (``load_difficulty(options)``) compiles in a second process,
+    unless the grade is in the cache already (on 2 cores the larger half beside the other: a
+    third saved). On leaving, that process is waited for (RuntimeError if it failed), or, when
+    the block raised (Ctrl-C, SIGTERM), killed: it goes too, and says nothing."""
+    from solver.jit import compiled_before
+
+    other = None if compiled_before(GRADE_MODULE) else _start_difficulty(options, quiet)
+    try:
+        yield
+    except BaseException:
+        if other is not None:
+            other.kill()
+            other.wait()
+        raise
+    _finish(other)
 
 
 def load_solver(options: SolveOptions, quiet: bool = False) -> float:
@@ -158,20 +177,10 @@ def load_solver(options: SolveOptions, quiet: bool = False) -> float:
     search and grade for a 9 x 9 run, the measures it asks for; the seconds it took. The
     grade compiles in a second process while this one compiles the search; then this one
     solves ``WARM_UP`` (for 9 x 9 runs) from the cache."""
-    from solver.jit import compiled_before
-
     started = time.perf_counter()
     with announcing_compiles(quiet):
-        # On 2 cores the grade, the larger half, compiles beside the search: a third saved.
-        other = None if compiled_before(GRADE_MODULE) else start_difficulty(options, quiet)
-        try:
+        with difficulty_beside(options, quiet):
             load_search(options)
-        except BaseException:  # Ctrl-C, SIGTERM: the second process goes too, and says nothing
-            if other is not None:
-                other.kill()
-                other.wait()
-            raise
-        finish(other)
         if 3 in options.boxsizes:
             import solver
 

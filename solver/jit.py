@@ -90,7 +90,7 @@ IMPORT_LINE = re.compile(r"^[ \t]*((?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+(?:\([
 
 def _import_statements(text: str) -> ast.Module:
     """``text``'s import statements, parsed: every process that compiles or loads a kernel
-    reads the import graph, and parsing only these lines is a tenth of parsing whole modules.
+    reads the import graph, and parsing only these lines is a sixteenth of parsing whole modules.
     Lines of a docstring that read as imports only add a module (a recompile too many, never
     one too few); any that do not parse fall back to the whole module."""
     lines = "\n".join(match.group(1) for match in IMPORT_LINE.finditer(text))

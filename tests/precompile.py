@@ -50,19 +50,9 @@ def compile_all(se: bool) -> None:
     when all is in the cache. The grade's half is in the cache already when another test
     process compiled it, or an earlier suite did: then no second process is started (it cost
     each such test process about 3 s of CPU to load what ``everything`` loads anyway)."""
-    from pipeline.warm_up import GRADE_MODULE, finish, start_difficulty
-    from solver.jit import compiled_before
+    from pipeline.warm_up import difficulty_beside
     from solver.options import SolveOptions
 
-    other = None
-    if not compiled_before(GRADE_MODULE):
-        other = start_difficulty(SolveOptions(measures=MEASURES), quiet=True)
-    try:
+    with difficulty_beside(SolveOptions(measures=MEASURES), quiet=True):
         this_half(se)
-    except BaseException:
-        if other is not None:
-            other.kill()
-            other.wait()
-        raise
-    finish(other)
     everything()
