@@ -33,6 +33,7 @@ WARM_UP = ("..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.
 # chain puzzle at once would each compile them.
 SE_WARM_UP = "..1...2......3..4.....5...........362.7........8..1........78...3.....9..5...8..1"
 GRADE_MODULE = "solver.compiled.grade"  # what a second process compiles while this one searches
+SE_MODULE = "solver.compiled.se"  # the same, when a run rates SE
 COMPILING = "compiling the solver for this machine (first run of this source only):"
 
 
@@ -116,15 +117,28 @@ def load_difficulty(options: SolveOptions) -> None:
         from solver.api import canonical_forms
 
         canonical_forms(grids, np.ones(len(grids), bool))
-    if options.measured("se"):
+    if rates_se(options):
         load_se()
 
 
 def load_se() -> None:
-    """Compile the SE rating's kernels, its chains included (``SE_WARM_UP``)."""
+    """Compile the SE rating's kernels, its chains included (``SE_WARM_UP``), but for the
+    nested levels' (``load_nested``)."""
     from solver.compiled.se import se_rating
 
     se_rating(SE_WARM_UP)
+
+
+def load_nested() -> None:
+    """Compile the SE rating's nested levels (ER 9.5 and up), which ``SE_WARM_UP`` does not
+    reach: minutes of one core, so in the process that does not compile ``load_se``'s half."""
+    from solver.compiled.se_chains import compile_nested
+
+    compile_nested()
+
+
+def rates_se(options: SolveOptions) -> bool:
+    return options.measured("se") and 3 in options.boxsizes
 
 
 def load_search(options: SolveOptions) -> None:
@@ -161,7 +175,9 @@ def difficulty_beside(options: SolveOptions, quiet: bool = False):
     the block raised (Ctrl-C, SIGTERM), killed: it goes too, and says nothing."""
     from solver.jit import compiled_before
 
-    other = None if compiled_before(GRADE_MODULE) else _start_difficulty(options, quiet)
+    cached = compiled_before(GRADE_MODULE) and not (rates_se(options)
+                                                    and not compiled_before(SE_MODULE))
+    other = None if cached else _start_difficulty(options, quiet)
     try:
         yield
     except BaseException:
@@ -181,6 +197,8 @@ def load_solver(options: SolveOptions, quiet: bool = False) -> float:
     with announcing_compiles(quiet):
         with difficulty_beside(options, quiet):
             load_search(options)
+            if rates_se(options):
+                load_nested()
         if 3 in options.boxsizes:
             import solver
 

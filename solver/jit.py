@@ -25,6 +25,7 @@ import hashlib
 import os
 import re
 import shutil
+import types
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -224,3 +225,29 @@ def compiled(function=None, **options):
         return numba.njit(cache=True, **{"nogil": True, **options})(function)
     finally:
         numba.config.CACHE_DIR = before
+
+
+def compiled_copies(functions: dict, suffix: str, inline: frozenset = frozenset(),
+                    **bindings) -> dict:
+    """Copies of the compiled ``functions`` (name: dispatcher, of one module), each bound under
+    its name in one namespace with ``bindings`` (name: dispatcher): the copies call one another
+    and the bindings where the originals call the originals. A search that runs a whole search
+    of its own kind inside itself (SE's nested chains) is compiled so, one copy a depth: numba's
+    on-disk cache cannot hold a recursive call graph. A copy is cached as the original's name
+    and ``suffix`` (numba's cache tells functions apart by qualified name).
+
+    The copies named in ``inline`` are inlined into their callers: numba links the whole
+    compiled tree below a function into that function's module and optimizes it there again,
+    so each compiled copy above the depth below costs that depth's whole compile once more."""
+    first = next(iter(functions.values())).py_func
+    namespace = dict(first.__globals__)
+    namespace.update(bindings)
+    for name, dispatcher in functions.items():
+        original = dispatcher.py_func
+        copy = types.FunctionType(original.__code__, namespace, name + suffix,
+                                  original.__defaults__, original.__closure__)
+        copy.__qualname__ = name + suffix
+        copy.__module__ = original.__module__
+        copy.__doc__ = original.__doc__
+        namespace[name] = compiled(copy, **({"inline": "always"} if name in inline else {}))
+    return {name: namespace[name] for name in functions}

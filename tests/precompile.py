@@ -5,9 +5,10 @@ first call them, costs minutes of one core, while the other core idles (and two 
 meeting the same uncompiled kernel would both compile it). The whole suite (see
 ``conftest.pytest_collection_finish``) compiles the grade, the 9 x 9 measures and the canonical
 form in a second process (``pipeline.warm_up``'s, as a run's warm-up does) while this one
-compiles the searches, the generators and, for a suite with slow tests, the SE rating (minutes of
-compiling that the fast suite does without); then it loads them all from the cache. A warm
-cache makes it a second's load.
+compiles the searches, the generators and, for a suite with slow tests, the SE rating's nested
+levels (the rest of the SE rating compiles in the second process: minutes of compiling that the
+fast suite does without); then it loads them all from the cache. A warm cache makes it a
+second's load.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ MEASURES = ("rating", "backdoor", "canonical")
 
 def this_half(se: bool) -> None:
     """The 9 x 9 and any-size searches, the generators of 9 x 9 and 4 x 4 puzzles (the other
-    sizes have the same types) and, if ``se``, the SE rating."""
-    from pipeline.warm_up import load_se, load_search
+    sizes have the same types) and, if ``se``, the SE rating's nested levels (the rest of it
+    compiles in the grade's process)."""
+    from pipeline.warm_up import load_nested, load_search
     from solver.compiled.generate import candidates
     from solver.options import SolveOptions
 
@@ -30,7 +32,7 @@ def this_half(se: bool) -> None:
     candidates(1, 0, 1, 3)
     candidates(1, 0, 1, 2)
     if se:
-        load_se()
+        load_nested()
 
 
 def everything() -> None:
@@ -53,6 +55,6 @@ def compile_all(se: bool) -> None:
     from pipeline.warm_up import difficulty_beside
     from solver.options import SolveOptions
 
-    with difficulty_beside(SolveOptions(measures=MEASURES), quiet=True):
+    with difficulty_beside(SolveOptions(measures=MEASURES + (("se",) if se else ())), quiet=True):
         this_half(se)
     everything()

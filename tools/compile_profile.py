@@ -2,7 +2,8 @@
 
 Compiles one of the warm-up's halves in this process (``--half grade``: the grade, the 9 x 9
 measures and the canonical form, as ``python -m pipeline.warm_up`` does; ``--half search``: the
-searches and the generators, as the suite's precompiling does) into a new temporary numba
+searches and the generators, as the suite's precompiling does; ``--half se``: the SE rating,
+its nested levels included, as a run with ``--measures se`` does) into a new temporary numba
 cache, and prints for the costliest functions the CPU seconds of their own compile (their
 callees' compiles left out) and with them, then the total. numba links every compiled
 function's callees into its module and optimizes them again there, so a deep call tree shows
@@ -47,7 +48,7 @@ class Compiles(event.Listener):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--half", choices=("grade", "search"), default="grade")
+    parser.add_argument("--half", choices=("grade", "search", "se"), default="grade")
     parser.add_argument("--top", type=int, default=25)
     args = parser.parse_args()
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="compile-profile-")
@@ -61,6 +62,11 @@ def main() -> None:
         from pipeline.warm_up import load_difficulty
 
         load_difficulty(SolveOptions(measures=MEASURES))
+    elif args.half == "se":
+        from pipeline.warm_up import load_nested, load_se
+
+        load_se()
+        load_nested()
     else:
         this_half(se=False)
     print(f"{'own s':>7} {'with callees':>12}  function")

@@ -3,10 +3,12 @@
 
 ``chain_rule_hint(rule, values, cands)`` answers for the chain producer ``RULES[rule]`` of
 ``solver.reference.se``; ``chain_rule_search`` does the same with a work budget. Compiled here:
-the forcing chains and cycles (6.5-7.0+), Nishio (7.5+), multiple (8.0+), dynamic (8.5+) and
-dynamic (+) (9.0+, its inner rules in ``solver.compiled.se_inner``) forcing chains. **The nested
-rules of levels 2-5 (9.5+) still run the reference** (``_reference_search``), counted and
-stopped the same way.
+the forcing chains and cycles (6.5-7.0+), Nishio (7.5+), multiple (8.0+), dynamic (8.5+),
+dynamic (+) (9.0+, its inner rules in ``solver.compiled.se_inner``) and nested (9.5-11.0+)
+forcing chains. A nested chain's stalled propagation runs whole chain rules on its reduced grid
+(``_inner_chain_removals``, with a search of its own: ``Below``), collecting every hint they have
+(``Collected``) as the reference's ``Chaining.advanced`` reads them; the searches of levels 2-4
+and of level 5 are compiled copies of the search (``compiled_copies``, at the end).
 
 How the reference's objects are held here (the compiled functions take them as records: the
 rule's ``Chaining``, the grid's ``ChainGrid``, the nodes' ``Arena``, the maps' and queues'
@@ -36,7 +38,8 @@ have their own queues, one here, and count nothing).
 
 The hints returned carry no ``rule_parents`` (only a nested chain's inner rules use them, and
 those run inside the compiled code). A search that runs out of the fixed node pools (never seen
-on the test positions) answers with the reference.
+on the test positions) answers with the reference (``_reference_search``), counted and stopped
+the same way.
 """
 
 from __future__ import annotations
@@ -55,7 +58,7 @@ from solver.compiled.se_inner import (
     inner_hints,
     inner_work,
 )
-from solver.jit import compiled
+from solver.jit import compiled, compiled_copies
 from solver.reference import se_chains as reference
 from solver.reference.se import RULES
 from solver.reference.se_grid import HOUSE, REGIONS, REGIONS_OF, Grid, Hint, name, names, region_name
@@ -81,7 +84,7 @@ CYCLE, FORCING, BINARY, CELL, REGION = 0, 1, 2, 3, 4
 STATIC, NISHIO, MULTIPLE, DYNAMIC = 0, 1, 2, 3
 
 # Arena.counters: the counters of one search.
-N_NODES, N_PARENTS, WORK, MAX_WORK, STATUS, STAMP = 0, 1, 2, 3, 4, 5
+N_NODES, N_PARENTS, WORK, MAX_WORK, STATUS, STAMP, N_NESTED = 0, 1, 2, 3, 4, 5, 6
 OK, OVER_BUDGET_STATUS, OVERFLOW = 0, 1, 2
 
 # Map slots: the start cell's digits 0..8, the "off" assumption, a region's other places.
@@ -98,6 +101,12 @@ BEST_FIELDS = 24
 NODE_CAPACITY = 1 << 19
 PARENT_CAPACITY = 1 << 21
 QUEUE_CAPACITY = 1 << 16
+NESTED_CAPACITY = 1 << 16  # nested hints behind the nodes of one start
+COLLECT_CAPACITY = 1 << 14  # the hints of an inner chain rule on one grid
+COLLECT_DATA = 1 << 22  # their removals and rule parents
+# Collected.meta's fields: a collected hint's complexity, sort key, identity (a hash of its
+# chains), where its removals and rule parents start in ``data``, how many of each.
+C_COMPLEXITY, C_SORT_KEY, C_IDENTITY, C_OFFSET, C_REMOVALS, C_PARENTS = range(6)
 
 
 # -- the records the compiled functions take ------------------------------------------------------
@@ -125,9 +134,11 @@ class Arena(NamedTuple):
     """The nodes of the chains from one start (SE's Potentials), and the counters of the
     search."""
 
-    nodes: np.ndarray  # (NODE_CAPACITY, 6) int32: cell, digit, on, cause, first parent, parents
+    nodes: np.ndarray  # (NODE_CAPACITY, 7) int32: cell, digit, on, cause, first parent,
+    # parents, nested (the row of ``nested`` of the inner hint that removed it, -1 none)
     parents: np.ndarray  # (PARENT_CAPACITY,) int32: the parents' node indexes, a node's together
-    counters: np.ndarray  # (8,) int64: N_NODES, N_PARENTS, WORK, MAX_WORK, STATUS, STAMP
+    counters: np.ndarray  # (8,) int64: N_NODES, N_PARENTS, WORK, MAX_WORK, STATUS, STAMP, N_NESTED
+    nested: np.ndarray  # (NESTED_CAPACITY, 2) int64: an inner chain hint's complexity, identity
 
 
 class Maps(NamedTuple):
@@ -156,6 +167,7 @@ class Work(NamedTuple):
     in_cycle: np.ndarray  # (81,) uint8: its cells
     forward: np.ndarray  # (81,) int32: the digits its "on" nodes' cells see, by cell
     backward: np.ndarray  # (81,) int32: the same of its "off" nodes
+    identities: np.ndarray  # (NESTED_CAPACITY,) int64: the nested hints a hint's chains hold
 
 
 class Hints(NamedTuple):
@@ -169,6 +181,37 @@ class Hints(NamedTuple):
     best_removals: np.ndarray  # (81, 2) int32
     best_cells: np.ndarray  # (81,) uint8: the cells of its chains
     best_line: np.ndarray  # (81,) int32
+    collected: Collected  # every hint, when the rule runs inside a nested chain
+
+
+class Collected(NamedTuple):
+    """Every hint of a chain rule run inside a nested chain (``on[0]`` 1), as the outer chain
+    reads them (the reference's ``Chaining.advanced``): ranked, removals, rule parents (the
+    candidates removed since the outer chain's start, ``initial``, down to the grid the rule
+    ran on, ``current``, that the hint's "on" steps relied on), complexity and identity."""
+
+    on: np.ndarray  # (1,) int64: 1 to collect every hint offered, 0 to keep the least
+    counts: np.ndarray  # (3,) int64: hints, numbers used in ``data``, the stamp's generation
+    meta: np.ndarray  # (COLLECT_CAPACITY, 6) int64: C_COMPLEXITY ... C_PARENTS
+    difficulty: np.ndarray  # (COLLECT_CAPACITY,) float64
+    data: np.ndarray  # (COLLECT_DATA,) int64: removals (cell, mask pairs), then parents' keys
+    initial: np.ndarray  # (81,) int32
+    current: np.ndarray  # (81,) int32
+    stamp: np.ndarray  # (KEYS,) int64: the rule parents met, by "off" key
+    first: np.ndarray  # (COLLECT_CAPACITY,) int64: a hint's slot in ``table``'s probe
+    table: np.ndarray  # (2 * COLLECT_CAPACITY,) int64: the kept hints by removals' hash, -1
+
+
+class Below(NamedTuple):
+    """What the inner chain rules of a nested chain run on: the grid's values, and a search's
+    own grid, nodes, work and hints (the outer search's stay as they are)."""
+
+    values: np.ndarray  # (81,) int8
+    grid: ChainGrid
+    arena: Arena
+    work: Work
+    hints: Hints
+    below: object  # the ``Below`` of its own inner chain rules (level 5's level 2), else None
 
 
 class Found(NamedTuple):
@@ -223,6 +266,7 @@ def _new_node(arena, cell, digit, on, cause, parent):
     arena.nodes[n, 3] = cause
     arena.nodes[n, 4] = first_parent
     arena.nodes[n, 5] = 0
+    arena.nodes[n, 6] = -1
     if parent >= 0:
         arena.parents[first_parent] = parent
         arena.counters[N_PARENTS] = first_parent + 1
@@ -265,6 +309,7 @@ def _reset(arena, maps):
         _clear(maps, arena.nodes, slot)
     arena.counters[N_NODES] = 0
     arena.counters[N_PARENTS] = 0
+    arena.counters[N_NESTED] = 0
 
 
 @compiled(inline="always")
@@ -390,7 +435,7 @@ def _off_to_on(p, links, grid, lookup, arena, out):
 
 
 @compiled
-def _propagate(slot, rule, grid, arena, work):
+def _propagate(slot, rule, grid, arena, work, below):
     """SE's doChaining on map ``slot`` (filled in): "on" nodes first, each queue in the order
     found; at level 1, when both queues are empty, the inner rules' removals are "off" too
     (``_advanced``). Returns 1 on a contradiction (``work.pair``: its on and off nodes), 0
@@ -451,7 +496,7 @@ def _propagate(slot, rule, grid, arena, work):
         if result != 0:
             break
         if rule.level > 0 and head_on == tail_on and head_off == tail_off:
-            tail_off = _advanced(slot, grid, arena, work, tail_off)
+            tail_off = _advanced(slot, rule, grid, arena, work, below, tail_off)
             if tail_off < 0:
                 result = -1
                 break
@@ -461,17 +506,20 @@ def _propagate(slot, rule, grid, arena, work):
 
 
 @compiled
-def _advanced(slot, grid, arena, work, tail_off):
+def _advanced(slot, rule, grid, arena, work, below, tail_off):
     """The removals of the first productive inner rule on the reduced grid, "off" nodes whose
     parents are the removed candidates the rule relied on, queued unless known (the
-    reference's Chaining.advanced); returns the new tail of the "off" queue, -1 when out of
-    room."""
+    reference's Chaining.advanced); returns the new tail of the "off" queue, -1 when stopped.
+    From level 2 on, when the four simple rules have nothing, the inner chain rules are asked
+    (``_nested_removals``)."""
     nodes, parents, ctr = arena.nodes, arena.parents, arena.counters
     maps, queue, out = work.maps, work.off, work.inner.out
     used = inner_hints(grid, work.inner)
     if used < 0:
         ctr[STATUS] = OVERFLOW
         return -1
+    if used == 0 and rule.level >= 2:
+        return _nested_removals(slot, rule, grid, arena, work, below, tail_off)
     i = 0
     while i < used:
         n_parents = out[i]
@@ -502,6 +550,153 @@ def _advanced(slot, grid, arena, work, tail_off):
                 queue[tail_off] = n
                 tail_off += 1
         i += n_removals
+    return tail_off
+
+
+@compiled
+def _nested_removals(slot, rule, grid, arena, work, below, tail_off):
+    """Levels 0 and 1 have no inner chain rules: the copies of the search for levels 2-5 (at
+    the end of the module) bind ``_inner_chain_removals`` under this name."""
+    return tail_off
+
+
+def _inner_rule_table():
+    """The inner chain rules of each level (the reference's ``Chaining.inner_rules`` after the
+    four simple ones), in order: mode, level and base difficulty; mode -1 after the last."""
+    modes = np.full((6, 2), -1, np.int64)
+    levels = np.zeros((6, 2), np.int64)
+    bases = np.zeros((6, 2), np.float64)
+    rules = {2: [(STATIC, 0, 0.0)], 3: [(STATIC, 0, 0.0), (MULTIPLE, 0, 8.0)],
+             4: [(DYNAMIC, 0, 8.5)], 5: [(DYNAMIC, 0, 8.5), (DYNAMIC, 2, 9.5)]}
+    for level, inner in rules.items():
+        for i, (mode, inner_level, base) in enumerate(inner):
+            modes[level, i], levels[level, i], bases[level, i] = mode, inner_level, base
+    return modes, levels, bases
+
+
+INNER_MODES, INNER_LEVELS, INNER_BASES = _inner_rule_table()
+
+
+@compiled
+def _inner_chain_removals(slot, rule, grid, arena, work, below, tail_off):
+    """The reference's ``Chaining.advanced`` past the four simple rules: each inner chain rule
+    of ``rule.level`` in turn runs on the reduced grid (``below``'s search, its work the
+    search's), every hint it has is collected, and the removals of those with rule parents
+    become "off" nodes (``_removal_nodes``); the first rule with removals ends it. Returns the
+    new tail of the "off" queue, -1 when stopped."""
+    ctr, inner = arena.counters, below.arena.counters
+    collected = below.hints.collected
+    collected.on[0] = 1
+    collected.initial[:] = grid.cands0
+    collected.current[:] = grid.cands
+    for i in range(INNER_MODES.shape[1]):
+        mode = INNER_MODES[rule.level, i]
+        if mode < 0:
+            break
+        collected.counts[0] = 0
+        collected.counts[1] = 0
+        inner[WORK] = ctr[WORK]
+        inner[MAX_WORK] = ctr[MAX_WORK]
+        inner[STATUS] = OK
+        _inner_run(below.values, grid.cands,
+                   Chaining(mode, INNER_LEVELS[rule.level, i], INNER_BASES[rule.level, i]),
+                   below.grid, below.arena, below.work, below.hints, below.below)
+        ctr[WORK] = inner[WORK]
+        if inner[STATUS] != OK:
+            ctr[STATUS] = inner[STATUS]
+            return -1
+        before = ctr[N_NODES]
+        tail_off = _removal_nodes(slot, arena, work, collected, tail_off)
+        if tail_off < 0 or ctr[N_NODES] > before:
+            break
+    return tail_off
+
+
+@compiled
+def _ranked(collected):
+    """The collected hints' indexes by rank (difficulty, complexity, kind), the first found
+    first among equals: the reference's stable sort, as three stable sorts."""
+    n = collected.counts[0]
+    meta = collected.meta
+    order = np.argsort(meta[:n, C_SORT_KEY], kind="mergesort")
+    order = order[np.argsort(meta[order, C_COMPLEXITY], kind="mergesort")]
+    return order[np.argsort(collected.difficulty[order], kind="mergesort")]
+
+
+@compiled
+def _seen_removals(collected, h):
+    """Whether a hint kept before ``h`` removes the same (the reference drops it); if not,
+    ``h`` is kept. ``collected.table``: the kept hints, open addressing by removals' hash."""
+    meta, data, table = collected.meta, collected.data, collected.table
+    off, n = meta[h, C_OFFSET], meta[h, C_REMOVALS]
+    digest = 1469598103934665603
+    for e in range(2 * n):
+        digest = (digest ^ data[off + e]) * 1099511628211
+    mask = table.shape[0] - 1
+    slot = digest & mask
+    while table[slot] >= 0:
+        other = table[slot]
+        if meta[other, C_REMOVALS] == n:
+            o = meta[other, C_OFFSET]
+            same = True
+            for e in range(2 * n):
+                if data[o + e] != data[off + e]:
+                    same = False
+                    break
+            if same:
+                return True
+        slot = (slot + 1) & mask
+    table[slot] = h
+    return False
+
+
+@compiled
+def _removal_nodes(slot, arena, work, collected, tail_off):
+    """The removals of the collected hints with rule parents, in rank order (repeats out):
+    "off" nodes caused by an inner rule, whose parents are the rule parents' "off" nodes and
+    which carry the hint's complexity and identity (a row of ``arena.nested``), queued unless
+    known. Returns the new tail of the "off" queue, -1 when out of room."""
+    nodes, parents, ctr, nested = arena.nodes, arena.parents, arena.counters, arena.nested
+    maps, queue = work.maps, work.off
+    meta, data = collected.meta, collected.data
+    collected.table[:] = -1
+    order = _ranked(collected)
+    for j in range(order.shape[0]):
+        h = order[j]
+        if _seen_removals(collected, h) or meta[h, C_PARENTS] == 0:
+            continue
+        off, n_removals, n_parents = meta[h, C_OFFSET], meta[h, C_REMOVALS], meta[h, C_PARENTS]
+        start = ctr[N_PARENTS]
+        row = ctr[N_NESTED]
+        if start + n_parents > parents.shape[0] or row >= nested.shape[0]:
+            ctr[STATUS] = OVERFLOW
+            return -1
+        for q in range(n_parents):
+            parent = maps.lookup[slot, data[off + 2 * n_removals + q]]
+            if parent < 0:  # the reference would fail to find it (KeyError)
+                ctr[STATUS] = OVERFLOW
+                return -1
+            parents[start + q] = parent
+        ctr[N_PARENTS] = start + n_parents
+        nested[row, 0] = meta[h, C_COMPLEXITY]
+        nested[row, 1] = meta[h, C_IDENTITY]
+        ctr[N_NESTED] = row + 1
+        for e in range(n_removals):
+            cell, mask = data[off + 2 * e], data[off + 2 * e + 1]
+            for d in range(1, 10):
+                if not (mask >> d) & 1:
+                    continue
+                n = _new_node(arena, cell, d, 0, ADVANCED, -1)
+                if n < 0:
+                    return -1
+                nodes[n, 4] = start  # the hint's nodes share its parents
+                nodes[n, 5] = n_parents
+                nodes[n, 6] = row
+                k = cell * 20 + d * 2
+                if maps.lookup[slot, k] < 0:
+                    _insert(maps, slot, n, k)
+                    queue[tail_off] = n
+                    tail_off += 1
     return tail_off
 
 
@@ -566,13 +761,170 @@ def _sort_key(kind, x, y, absurd):
 
 
 @compiled
+def _nested_complexity(n_targets, arena, work, hints):
+    """SE's nested complexity of a hint: the complexities of the inner chain hints its chains
+    follow from (their removals' ``arena.nested`` rows), each identity once; -1 when out of
+    room."""
+    nodes, parents, ctr, nested = arena.nodes, arena.parents, arena.counters, arena.nested
+    stamp, bfs, seen = work.stamp, work.bfs, work.identities
+    n_seen = 0
+    total = 0
+    for t in range(n_targets):
+        ctr[STAMP] += 1
+        generation = ctr[STAMP]
+        head = 0
+        tail = 1
+        bfs[0] = hints.targets[t]
+        while head < tail:
+            p = bfs[head]
+            head += 1
+            k = _key(nodes, p)
+            if stamp[k] == generation:
+                continue
+            stamp[k] = generation
+            row = nodes[p, 6]
+            if row >= 0:
+                identity = nested[row, 1]
+                known = False
+                for q in range(n_seen):
+                    if seen[q] == identity:
+                        known = True
+                        break
+                if not known:
+                    seen[n_seen] = identity
+                    n_seen += 1
+                    total += nested[row, 0]
+            start = nodes[p, 4]
+            for j in range(nodes[p, 5]):
+                if tail >= bfs.shape[0]:
+                    ctr[STATUS] = OVERFLOW
+                    return -1
+                bfs[tail] = parents[start + j]
+                tail += 1
+    return total
+
+
+@compiled(inline="always")
+def _rule_parents_of(cell, digit, cause, collected, mark, end):
+    """The candidates an "on" step of cause ``cause`` relied on that were removed between the
+    outer chain's start and the grid the inner rule ran on (the reference's
+    collectRuleParents), appended to ``collected.data`` from ``end`` unless met; the new end."""
+    initial, current, data, stamp = (collected.initial, collected.current, collected.data,
+                                     collected.stamp)
+    if cause == NAKED:
+        gone = initial[cell] & ~current[cell]
+        for v in range(1, 10):
+            if (gone >> v) & 1 and stamp[cell * 20 + v * 2] != mark:
+                stamp[cell * 20 + v * 2] = mark
+                data[end] = cell * 20 + v * 2
+                end += 1
+    else:
+        region = CELL_REGIONS[cell, cause - 1]
+        bit = 1 << digit
+        for i in range(9):
+            c = REGION_CELLS[region, i]
+            if initial[c] & bit and not current[c] & bit and stamp[c * 20 + digit * 2] != mark:
+                stamp[c * 20 + digit * 2] = mark
+                data[end] = c * 20 + digit * 2
+                end += 1
+    return end
+
+
+IDENTITY_SEED, IDENTITY_PRIME = 1469598103934665603, 1099511628211  # FNV-1a, 64 bits
+
+
+@compiled
+def _collect(found, complexity, difficulty, sort_key, arena, work, hints):
+    """A hint of a rule run inside a nested chain, into ``hints.collected``: its rank, removals,
+    rule parents and identity (a hash of the keys of each chain, breadth first as SE's
+    getChain: SE's FullChain equality, a cycle's second chain, its first read backwards,
+    implied)."""
+    collected = hints.collected
+    nodes, parents, ctr = arena.nodes, arena.parents, arena.counters
+    stamp, bfs, data = work.stamp, work.bfs, collected.data
+    i, off = collected.counts[0], collected.counts[1]
+    if i >= collected.meta.shape[0] or off + 2 * found.n_removals + KEYS > data.shape[0]:
+        ctr[STATUS] = OVERFLOW
+        return
+    for e in range(found.n_removals):
+        data[off + 2 * e] = hints.removals[e, 0]
+        data[off + 2 * e + 1] = hints.removals[e, 1]
+    end = off + 2 * found.n_removals
+    collected.counts[2] += 1
+    mark = collected.counts[2]
+    # A chain's start has no cause: a cell chain's is the cell's, a region chain's the region's.
+    region_cause = 1 + found.region // 9 if found.kind == REGION else NO_CAUSE
+    start_cause = NAKED if found.kind == CELL else region_cause
+    identity = IDENTITY_SEED
+    for t in range(found.n_targets):
+        ctr[STAMP] += 1
+        generation = ctr[STAMP]
+        head = 0
+        tail = 1
+        bfs[0] = hints.targets[t]
+        while head < tail:
+            p = bfs[head]
+            head += 1
+            k = _key(nodes, p)
+            if stamp[k] == generation:
+                continue
+            stamp[k] = generation
+            identity = (identity ^ (k + 1)) * IDENTITY_PRIME
+            if nodes[p, 2]:
+                cause = nodes[p, 3] if nodes[p, 3] != NO_CAUSE else start_cause
+                if NAKED <= cause < ADVANCED:
+                    end = _rule_parents_of(nodes[p, 0], nodes[p, 1], cause, collected, mark,
+                                           end)
+            first = nodes[p, 4]
+            for j in range(nodes[p, 5]):
+                if tail >= bfs.shape[0]:
+                    ctr[STATUS] = OVERFLOW
+                    return
+                bfs[tail] = parents[first + j]
+                tail += 1
+        identity = (identity ^ KEYS) * IDENTITY_PRIME
+    if found.kind == CYCLE:
+        # The cycle's "off" view: its line from the start on, every state flipped, so its "on"
+        # steps are the line's "off" ones, their causes kept (the start's has none).
+        identity = (identity ^ (KEYS + 1)) * IDENTITY_PRIME
+        line = work.cycle
+        n_line = 0
+        p = hints.targets[0]
+        while nodes[p, 5] > 0:  # every node but the start
+            line[n_line] = p
+            n_line += 1
+            p = parents[nodes[p, 4]]
+        for q in range(n_line - 1, 0, -1):  # the last is the start's key again
+            p = line[q]
+            if not nodes[p, 2]:
+                end = _rule_parents_of(nodes[p, 0], nodes[p, 1], nodes[p, 3], collected, mark,
+                                       end)
+    meta = collected.meta
+    meta[i, C_COMPLEXITY] = complexity
+    meta[i, C_SORT_KEY] = sort_key
+    meta[i, C_IDENTITY] = identity
+    meta[i, C_OFFSET] = off
+    meta[i, C_REMOVALS] = found.n_removals
+    meta[i, C_PARENTS] = end - off - 2 * found.n_removals
+    collected.difficulty[i] = difficulty
+    collected.counts[0] = i + 1
+    collected.counts[1] = end
+
+
+@compiled
 def _offer(found, arena, work, hints):
     """A hint found: kept when it ranks before the best so far (difficulty, complexity, kind;
-    the first found among equals, as the reference's stable sort)."""
+    the first found among equals, as the reference's stable sort); inside a nested chain,
+    collected with every other (``_collect``)."""
     best, best_difficulty = hints.best, hints.difficulty
     complexity = 0
     for i in range(1 if found.kind == CYCLE else found.n_targets):  # a cycle: its "on" view
         count = _ancestors(hints.targets[i], arena, work, hints.best_cells, False)
+        if count < 0:
+            return
+        complexity += count
+    if arena.counters[N_NESTED] > 0:
+        count = _nested_complexity(found.n_targets, arena, work, hints)
         if count < 0:
             return
         complexity += count
@@ -583,6 +935,9 @@ def _offer(found, arena, work, hints):
         base = 7.0 if found.x and found.y else 6.6
     difficulty = base + _length_bonus(complexity)
     sort_key = _sort_key(found.kind, found.x, found.y, found.absurd)
+    if hints.collected.on[0]:
+        _collect(found, complexity, difficulty, sort_key, arena, work, hints)
+        return
     if best[HAS]:
         if difficulty > best_difficulty[0]:
             return
@@ -831,7 +1186,8 @@ def _static_start(p_on, y, x, grid, arena, work, hints):
         return
     n_chains = 0
     if x:
-        n_chains = _forcing_chains(p_on, y, 0, grid, arena, work)
+        n_chains = _forcing_chains(p_on, y, np.int64(0), grid, arena, work)  # not a literal:
+        # a literal argument compiles a function once more, for that value
         if n_chains < 0:
             return
         p_off = _new_node(arena, nodes[p_on, 0], nodes[p_on, 1], 0, NO_CAUSE, -1)
@@ -913,7 +1269,7 @@ def _contradiction(first, second, cell, removed, hints):
 
 
 @compiled
-def _binary_chaining(p_on, slot, rule, grid, arena, work, hints):
+def _binary_chaining(p_on, slot, rule, grid, arena, work, hints, below):
     """Assume the candidate of ``p_on`` on (map ``slot``), then off (``OFF_SLOT``):
     contradictions (Nishio and dynamic) and double forcing chains (dynamic, from a cell of
     three candidates or more). Returns -1 when stopped."""
@@ -924,7 +1280,7 @@ def _binary_chaining(p_on, slot, rule, grid, arena, work, hints):
     if p_off < 0:
         return -1
     _insert(work.maps, slot, p_on, _key(nodes, p_on))
-    found = _propagate(slot, rule, grid, arena, work)
+    found = _propagate(slot, rule, grid, arena, work, below)
     if found < 0:
         return -1
     if contradiction and found == 1:  # the candidate cannot be on
@@ -933,7 +1289,7 @@ def _binary_chaining(p_on, slot, rule, grid, arena, work, hints):
                work, hints)
     _clear(work.maps, nodes, OFF_SLOT)
     _insert(work.maps, OFF_SLOT, p_off, _key(nodes, p_off))
-    found = _propagate(OFF_SLOT, rule, grid, arena, work)
+    found = _propagate(np.int64(OFF_SLOT), rule, grid, arena, work, below)  # (not a literal)
     if found < 0:
         return -1
     others = cands[cell] & ~(1 << d)
@@ -951,7 +1307,7 @@ def _binary_chaining(p_on, slot, rule, grid, arena, work, hints):
 
 
 @compiled
-def _region_chainings(p_on, slot, rule, grid, arena, work, hints):
+def _region_chainings(p_on, slot, rule, grid, arena, work, hints, below):
     """Region forcing chains of the digit of ``p_on`` (map ``slot``) from the regions where its
     cell is the digit's first place: every other place assumed on in turn. Returns -1 when
     stopped."""
@@ -982,7 +1338,7 @@ def _region_chainings(p_on, slot, rule, grid, arena, work, hints):
                 if o < 0:
                     return -1
                 _insert(work.maps, s, o, _key(nodes, o))
-                if _propagate(s, rule, grid, arena, work) < 0:
+                if _propagate(s, rule, grid, arena, work, below) < 0:
                     return -1
             n_slots += 1
         _common_hints(Found(REGION, True, True, False, rule.base, n_slots, 0, 0, -1, -1, rg, d),
@@ -991,7 +1347,7 @@ def _region_chainings(p_on, slot, rule, grid, arena, work, hints):
 
 
 @compiled
-def _chaining_rule(values, rule, grid, arena, work, hints):
+def _chaining_rule(values, rule, grid, arena, work, hints, below):
     """Nishio, multiple or dynamic forcing chains from every start cell, in cell order."""
     cands, ctr = grid.cands, arena.counters
     nishio = rule.mode == NISHIO
@@ -1012,10 +1368,11 @@ def _chaining_rule(values, rule, grid, arena, work, hints):
             n_digits += 1
             _clear(work.maps, arena.nodes, slot)
             p_on = _new_node(arena, cell, d, 1, NO_CAUSE, -1)
-            if p_on < 0 or _binary_chaining(p_on, slot, rule, grid, arena, work, hints) < 0:
+            if p_on < 0 or _binary_chaining(p_on, slot, rule, grid, arena, work, hints,
+                                            below) < 0:
                 return
-            if not nishio and _region_chainings(p_on, slot, rule, grid, arena, work,
-                                                hints) < 0:
+            if not nishio and _region_chainings(p_on, slot, rule, grid, arena, work, hints,
+                                                below) < 0:
                 return
         if not nishio and (n == 2 or (multiple and n > 2)):
             start = _new_node(arena, cell, 0, 1, NO_CAUSE, -1)
@@ -1028,8 +1385,9 @@ def _chaining_rule(values, rule, grid, arena, work, hints):
 
 
 @compiled
-def _run(values, cands_in, rule, grid, arena, work, hints):
-    """The search of ``rule`` on the grid ``values``, ``cands_in``."""
+def _run(values, cands_in, rule, grid, arena, work, hints, below):
+    """The search of ``rule`` on the grid ``values``, ``cands_in`` (``below``: what its inner
+    chain rules run on, from level 2 on; None below that)."""
     cands, pos, cands0, pos0 = grid.cands, grid.pos, grid.cands0, grid.pos0
     cands[:] = cands_in
     cands0[:] = cands_in
@@ -1044,7 +1402,7 @@ def _run(values, cands_in, rule, grid, arena, work, hints):
     if rule.mode == STATIC:
         _static_rule(values, grid, arena, work, hints)
     else:
-        _chaining_rule(values, rule, grid, arena, work, hints)
+        _chaining_rule(values, rule, grid, arena, work, hints, below)
 
 
 # -- the interface -------------------------------------------------------------------------------
@@ -1076,18 +1434,19 @@ COMPILED_RULES: dict[int, _Rule] = {
     RULES.index(reference.dynamic_forcing_chains): _Rule(DYNAMIC, 8.5, "Dynamic "),
     RULES.index(reference.dynamic_forcing_chains_plus): _Rule(DYNAMIC, 9.0, "Dynamic ", 1,
                                                               reference.nested_suffix(1)),
+    **{RULES.index(reference.dynamic_forcing_chains_plus) + level - 1:
+       _Rule(DYNAMIC, 9.5 + 0.5 * (level - 2), "Dynamic ", level, reference.nested_suffix(level))
+       for level in range(2, 6)},  # the nested levels
 }
-# The nested rules of levels 2-5: the reference, counted.
-REFERENCE_RULES = tuple(range(RULES.index(reference.dynamic_forcing_chains_plus) + 1,
-                              len(RULES)))
-CHAIN_RULES = tuple(sorted(COMPILED_RULES)) + REFERENCE_RULES
+CHAIN_RULES = tuple(sorted(COMPILED_RULES))
+assert [RULES[r].__name__ for r in CHAIN_RULES[-4:]] == [
+    f"nested_forcing_chains_{level}" for level in range(2, 6)]
 
 
 def chain_rule_hint(rule: int, values: np.ndarray, cands: np.ndarray) -> Hint | None:
     """The first hint of the chain producer ``RULES[rule]`` (``solver.reference.se``) on the
     grid ``values`` (int8[81], 0 empty) and ``cands`` (int32[81], bit d for digit d): the
-    reference's, same technique, difficulty, removals and placement. Compiled for the static,
-    Nishio, multiple, dynamic and dynamic (+) rules; the reference for the nested levels 2-5."""
+    reference's, same technique, difficulty, removals and placement."""
     return chain_rule_search(rule, values, cands).hint
 
 
@@ -1097,19 +1456,16 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
     soon as the work exceeds ``max_work``. The work is the reference's count: one per candidate
     taken off a queue of ``Chaining.propagate``, nested propagations included."""
     if rule not in COMPILED_RULES:
-        if rule not in REFERENCE_RULES:
-            raise ValueError(f"rule {rule} is not a chain rule (they are {CHAIN_RULES})")
-        return _reference_search(rule, values, cands, max_work)
+        raise ValueError(f"rule {rule} is not a chain rule (they are {CHAIN_RULES})")
     spec = COMPILED_RULES[rule]
     values = np.ascontiguousarray(values, dtype=np.int8)
     cands = np.ascontiguousarray(cands, dtype=np.int32)
-    grid = ChainGrid(np.empty(81, np.int32), np.empty((27, 10), np.int32), np.empty(81, np.int32),
-                     np.empty((27, 10), np.int32), _placed_and_empty(values))
+    counts = _placed_and_empty(values)
     arena = _arena(-1 if max_work is None else max_work)
-    hints = Hints(np.empty(9, np.int32), np.empty((81, 2), np.int32), np.empty(81, np.int32),
-                  np.zeros(BEST_FIELDS, np.int64), np.zeros(1, np.float64),
-                  np.empty((81, 2), np.int32), np.zeros(81, np.uint8), np.empty(81, np.int32))
-    _run(values, cands, Chaining(spec.mode, spec.level, spec.base), grid, arena, _work(), hints)
+    hints = _hints(collect=False)
+    run, depth = _RUNS[min(spec.level, 5)]
+    run(values, cands, Chaining(spec.mode, spec.level, spec.base), _grid(counts), arena, _work(),
+        hints, _below(values, counts, depth))
     counters = arena.counters
     work = int(counters[WORK])
     if counters[STATUS] == OVER_BUDGET_STATUS:
@@ -1124,8 +1480,36 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
 def _arena(max_work: int) -> Arena:
     counters = np.zeros(8, np.int64)
     counters[MAX_WORK] = max_work
-    return Arena(np.empty((NODE_CAPACITY, 6), np.int32), np.empty(PARENT_CAPACITY, np.int32),
-                 counters)
+    return Arena(np.empty((NODE_CAPACITY, 7), np.int32), np.empty(PARENT_CAPACITY, np.int32),
+                 counters, np.empty((NESTED_CAPACITY, 2), np.int64))
+
+
+def _grid(counts: np.ndarray) -> ChainGrid:
+    return ChainGrid(np.empty(81, np.int32), np.empty((27, 10), np.int32), np.empty(81, np.int32),
+                     np.empty((27, 10), np.int32), counts)
+
+
+def _hints(collect: bool) -> Hints:
+    """The hints of a search: the least kept, or (``collect``, an inner rule's) every one."""
+    room, data = (COLLECT_CAPACITY, COLLECT_DATA) if collect else (1, 1)
+    collected = Collected(np.array([int(collect)], np.int64), np.zeros(3, np.int64),
+                          np.empty((room, 6), np.int64), np.empty(room, np.float64),
+                          np.empty(data, np.int64), np.empty(81, np.int32),
+                          np.empty(81, np.int32), np.zeros(KEYS, np.int64),
+                          np.empty(room, np.int64), np.empty(2 * room, np.int64))
+    return Hints(np.empty(9, np.int32), np.empty((81, 2), np.int32), np.empty(81, np.int32),
+                 np.zeros(BEST_FIELDS, np.int64), np.zeros(1, np.float64),
+                 np.empty((81, 2), np.int32), np.zeros(81, np.uint8), np.empty(81, np.int32),
+                 collected)
+
+
+def _below(values: np.ndarray, counts: np.ndarray, depth: int) -> Below | None:
+    """What the inner chain rules of a search ``depth`` levels of nesting deep run on (None for
+    none): their own search's arrays, and below them their own inner rules'."""
+    if depth == 0:
+        return None
+    return Below(values, _grid(counts.copy()), _arena(-1), _work(), _hints(collect=True),
+                 _below(values, counts, depth - 1))
 
 
 def _work() -> Work:
@@ -1136,7 +1520,8 @@ def _work() -> Work:
                 np.empty(QUEUE_CAPACITY, np.int32), np.empty(2, np.int32),
                 inner_work(QUEUE_CAPACITY), np.empty(QUEUE_CAPACITY, np.int32),
                 np.empty(4, np.int32), np.zeros(KEYS, np.uint8), np.empty(81, np.int32),
-                np.empty(81, np.uint8), np.empty(81, np.int32), np.empty(81, np.int32))
+                np.empty(81, np.uint8), np.empty(81, np.int32), np.empty(81, np.int32),
+                np.empty(NESTED_CAPACITY, np.int64))
 
 
 def _placed_and_empty(values: np.ndarray) -> np.ndarray:
@@ -1238,3 +1623,33 @@ def _reference_search(rule: int, values, cands, max_work: int | None) -> ChainSe
         except _OverBudget:
             return ChainSearch(None, counter[0], True)
     return ChainSearch(hint, counter[0], False)
+
+
+# -- the nested levels: the search inside the search, one compiled copy a depth -----------------
+# A nested chain (levels 2-5) runs whole chain rules inside its propagation (``_advanced``), and
+# level 5 runs a level-2 search there, which runs its own. The functions between a rule's start
+# and ``_advanced`` are compiled once more for each depth (``compiled_copies``), each copy's
+# ``_nested_removals`` running the depth below: no compiled function calls itself.
+
+_inner_run = _run  # what the original's namespace reads; each copy binds its own
+_SEARCH = {"_advanced": _advanced, "_propagate": _propagate, "_binary_chaining": _binary_chaining,
+           "_region_chainings": _region_chainings, "_chaining_rule": _chaining_rule,
+           "_run": _run, "_nested_removals": _inner_chain_removals}
+_INLINED = frozenset(_SEARCH) - {"_propagate", "_run"}
+_NESTED = compiled_copies(_SEARCH, "_nested", _INLINED, _inner_run=_run)  # levels 2-4
+_NESTED_TWICE = compiled_copies(_SEARCH, "_nested_twice", _INLINED,
+                                _inner_run=_NESTED["_run"])  # level 5
+# A rule's level -> the search that runs it and how many levels of inner searches it needs.
+_RUNS = {0: (_run, 0), 1: (_run, 0), 2: (_NESTED["_run"], 1), 3: (_NESTED["_run"], 1),
+         4: (_NESTED["_run"], 1), 5: (_NESTED_TWICE["_run"], 2)}
+
+
+def compile_nested() -> None:
+    """Compile the nested levels' searches (minutes of one core) by asking level 5, whose search
+    calls the others, on a grid with nothing to search: numba compiles a function's whole call
+    tree at its first call, and a rating meeting its first nested chain would stop there."""
+    values = np.array([(r * 3 + r // 3 + c) % 9 + 1 for r in range(9) for c in range(9)], np.int8)
+    cands = np.zeros(81, np.int32)
+    cands[0] = 1 << int(values[0])
+    values[0] = 0
+    chain_rule_search(len(RULES) - 1, values, cands)

@@ -40,7 +40,8 @@ def _positions() -> list[dict]:
 
 
 POSITIONS = _positions()
-RULE_NAMES = {20: "static", 22: "nishio", 23: "multiple", 24: "dynamic", 25: "dynamic+"}
+RULE_NAMES = {20: "static", 22: "nishio", 23: "multiple", 24: "dynamic", 25: "dynamic+",
+              26: "nested2", 27: "nested3", 28: "nested4", 29: "nested5"}
 
 
 def _cases(rows):
@@ -135,7 +136,9 @@ def test_dynamic_plus_where_the_dynamic_rule_applies(row, rule, counted):
 
 
 def test_positions_cover_every_compiled_rule():
-    assert {row["rule"] for row in POSITIONS} >= set(compiled.COMPILED_RULES)
+    applied = {row["rule"] for row in POSITIONS} | {row["rule"] for row in NESTED_POSITIONS
+                                                    if row["text"]}
+    assert applied >= set(compiled.COMPILED_RULES)
 
 
 @pytest.mark.parametrize("rule", [22, 23])
@@ -151,12 +154,38 @@ def test_a_budget_stops_the_search_past_it(rule):
     assert stopped == compiled.ChainSearch(None, full.work, True)
 
 
-def test_the_nested_rules_run_the_reference_within_the_budget():
+@pytest.mark.parametrize("rule", [25, 26, 29])
+def test_a_budget_stops_a_nested_search_inside_its_inner_searches(rule):
     row = POSITIONS[0]
     values, cands = np.array(row["values"], np.int8), np.array(row["cands"], np.int32)
-    stopped = compiled.chain_rule_search(25, values, cands, max_work=50)
+    stopped = compiled.chain_rule_search(rule, values, cands, max_work=50)
     assert stopped == compiled.ChainSearch(None, 51, True)
-    assert reference.on_to_off.__name__ == "on_to_off"  # the reference is left as it was
+
+
+def _nested_positions() -> list[dict]:
+    with open(NESTED, newline="") as f:
+        rows = list(csv.DictReader((line for line in f if not line.startswith("#")),
+                                   delimiter="\t"))
+    for row in rows:
+        row["rule"], row["work"] = int(row["rule"]), int(row["work"])
+        row["values"] = [int(ch) if ch != "." else 0 for ch in row["values"]]
+        row["cands"] = [int(row["cands"][3 * i:3 * i + 3], 16) for i in range(81)]
+    return rows
+
+
+NESTED = DATA.parent / "nested_positions.tsv"
+NESTED_POSITIONS = _nested_positions()
+
+
+@pytest.mark.parametrize("row", NESTED_POSITIONS,
+                         ids=lambda r: f"{r['source']}#{r['step']}-{RULE_NAMES[r['rule']]}")
+def test_nested_chains_give_the_reference_hint_and_work(row):
+    """The reference's answers were recorded (tools/se_nested_positions.py): a nested level
+    takes it minutes a position."""
+    found = compiled.chain_rule_search(row["rule"], np.array(row["values"], np.int8),
+                                       np.array(row["cands"], np.int32))
+    assert (found.hint.text if found.hint else "", found.work, found.over_budget) == (
+        row["text"], row["work"], False)
 
 
 def test_chain_rule_hint_is_the_search_without_budget():
