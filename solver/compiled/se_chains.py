@@ -1645,11 +1645,12 @@ _RUNS = {0: (_run, 0), 1: (_run, 0), 2: (_NESTED["_run"], 1), 3: (_NESTED["_run"
 
 
 def compile_nested() -> None:
-    """Compile the nested levels' searches (minutes of one core) by asking level 5, whose search
-    calls the others, on a grid with nothing to search: numba compiles a function's whole call
+    """Compile the nested levels' searches (minutes of one core), or load them, by asking
+    levels 2 and 5 on a grid with nothing to search: numba compiles a function's whole call
     tree at its first call, and a rating meeting its first nested chain would stop there."""
     values = np.array([(r * 3 + r // 3 + c) % 9 + 1 for r in range(9) for c in range(9)], np.int8)
     cands = np.zeros(81, np.int32)
     cands[0] = 1 << int(values[0])
     values[0] = 0
-    chain_rule_search(len(RULES) - 1, values, cands)
+    for level in (2, 5):
+        chain_rule_search(CHAIN_RULES[-4] + level - 2, values, cands)

@@ -65,6 +65,43 @@ def test_a_measure_asked_for_loads_its_kernels_and_no_other_measure():
     assert COMPILED + "canonical" in _loaded(measures=["canonical"])
 
 
+SE_AFTER = """
+import json, sys
+from numba.core import event
+from pipeline.warm_up import SE_WARM_UP, load_solver
+from solver.compiled.se import se_rating
+from solver.compiled.se_chains import compile_nested
+from solver.options import SolveOptions
+
+load_solver(SolveOptions(**json.loads(sys.argv[1])), quiet=True)
+compiling = []
+
+
+class Compiles(event.Listener):
+    def on_start(self, ev):
+        compiling.append(ev.data["dispatcher"].py_func.__qualname__)
+
+    def on_end(self, ev):
+        pass
+
+
+with event.install_listener("numba:compile", Compiles()):
+    se_rating(SE_WARM_UP)  # chains up to dynamic (+)
+    compile_nested()  # the nested levels 2 and 5 (5 calls 2, 3 and 4's search)
+print(json.dumps(compiling))
+"""
+
+
+@pytest.mark.slow
+def test_a_run_rating_se_compiles_the_whole_rating_before_its_rows():
+    """The SE rating's kernels, the nested levels' (ER 9.5 and up, minutes to compile) too,
+    are compiled at the warm-up, where it says so: none in a worker at its first such row."""
+    done = subprocess.run([sys.executable, "-c", SE_AFTER, json.dumps({"measures": ["se"]})],
+                          cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+
+
 def test_a_16x16_run_loads_the_any_size_search_and_not_the_9x9_one():
     loaded = _loaded(boxsize=4, alphabet="0123456789ABCDEF")  # the 9 x 9 warm-up takes none
     assert {SEARCH, GRADE} <= loaded
