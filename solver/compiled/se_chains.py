@@ -104,6 +104,10 @@ QUEUE_CAPACITY = 1 << 16
 NESTED_CAPACITY = 1 << 16  # nested hints behind the nodes of one start
 COLLECT_CAPACITY = 1 << 14  # the hints of an inner chain rule on one grid
 COLLECT_DATA = 1 << 22  # their removals and rule parents
+MEMO_ENTRIES = 1 << 13  # the reduced grids one nested search remembers
+MEMO_DATA = 1 << 23  # what they gave
+M_LEVEL, M_WORK, M_FIRST, M_END = range(4)  # Memo.meta's fields
+MEMO_ON = 1
 # Collected.meta's fields: a collected hint's complexity, sort key, identity (a hash of its
 # chains), where its removals and rule parents start in ``data``, how many of each.
 C_COMPLEXITY, C_SORT_KEY, C_IDENTITY, C_OFFSET, C_REMOVALS, C_PARENTS = range(6)
@@ -202,6 +206,19 @@ class Collected(NamedTuple):
     table: np.ndarray  # (2 * COLLECT_CAPACITY,) int64: the kept hints by removals' hash, -1
 
 
+class Memo(NamedTuple):
+    """The reduced grids a nested search ran its inner rules on, and what they gave: the
+    removals (``_records_of``'s records) and the work. Keyed by the level and the grids at the
+    propagation's start and now: the inner rules' hints depend on the grid, their rule parents
+    on both."""
+
+    slots: np.ndarray  # (2 * MEMO_ENTRIES,) int64: the entries by hash (open addressing), -1
+    grids: np.ndarray  # (MEMO_ENTRIES, 162) int32: an entry's start and reduced candidates
+    meta: np.ndarray  # (MEMO_ENTRIES, 4) int64: M_LEVEL, M_WORK, M_FIRST, M_END
+    records: np.ndarray  # (MEMO_DATA,) int64
+    counts: np.ndarray  # (2,) int64: entries, records used
+
+
 class Below(NamedTuple):
     """What the inner chain rules of a nested chain run on: the grid's values, and a search's
     own grid, nodes, work and hints (the outer search's stay as they are)."""
@@ -211,6 +228,7 @@ class Below(NamedTuple):
     arena: Arena
     work: Work
     hints: Hints
+    memo: Memo
     below: object  # the ``Below`` of its own inner chain rules (level 5's level 2), else None
 
 
@@ -582,34 +600,106 @@ def _inner_chain_removals(slot, rule, grid, arena, work, below, tail_off):
     """The reference's ``Chaining.advanced`` past the four simple rules: each inner chain rule
     of ``rule.level`` in turn runs on the reduced grid (``below``'s search, its work the
     search's), every hint it has is collected, and the removals of those with rule parents
-    become "off" nodes (``_removal_nodes``); the first rule with removals ends it. Returns the
+    become "off" nodes; the first rule with removals ends it (``_memo_fill``). A reduced grid
+    met again in the same search (one candidate's propagation from a region chain, then from its
+    own cell) gives the same: what it gave is replayed, nodes and work (``Memo``). Returns the
     new tail of the "off" queue, -1 when stopped."""
-    ctr, inner = arena.counters, below.arena.counters
-    collected = below.hints.collected
+    ctr, memo = arena.counters, below.memo
+    entry = _memo_find(memo, rule.level, grid)
+    if entry < 0:
+        entry = _memo_fill(rule, grid, ctr, below)
+        inner = below.arena.counters
+        if entry < 0:
+            ctr[WORK] = inner[WORK]
+            ctr[STATUS] = inner[STATUS]
+            return -1
+    ctr[WORK] += memo.meta[entry, M_WORK]
+    if ctr[MAX_WORK] >= 0 and ctr[WORK] > ctr[MAX_WORK]:
+        ctr[STATUS] = OVER_BUDGET_STATUS
+        return -1
+    return _record_nodes(slot, arena, work, memo.records, memo.meta[entry, M_FIRST],
+                         memo.meta[entry, M_END], tail_off)
+
+
+@compiled
+def _memo_hash(level, grid):
+    digest = (IDENTITY_SEED ^ level) * IDENTITY_PRIME
+    for c in range(81):
+        digest = (digest ^ grid.cands0[c]) * IDENTITY_PRIME
+        digest = (digest ^ grid.cands[c]) * IDENTITY_PRIME
+    return digest
+
+
+@compiled
+def _memo_find(memo, level, grid):
+    """The entry of this level, start grid and reduced grid, -1 if none."""
+    if memo.counts[2] == 0:
+        return -1
+    mask = memo.slots.shape[0] - 1
+    slot = _memo_hash(level, grid) & mask
+    while memo.slots[slot] >= 0:
+        entry = memo.slots[slot]
+        if memo.meta[entry, M_LEVEL] == level:
+            same = True
+            for c in range(81):
+                if (memo.grids[entry, c] != grid.cands0[c]
+                        or memo.grids[entry, 81 + c] != grid.cands[c]):
+                    same = False
+                    break
+            if same:
+                return entry
+        slot = (slot + 1) & mask
+    return -1
+
+
+@compiled
+def _memo_fill(rule, grid, ctr, below):
+    """Run the inner chain rules of ``rule.level`` on the reduced grid, within the budget left
+    by the search's counters ``ctr``, and keep in a new entry of ``below.memo`` the removals the
+    first productive one gives (``_records_of``) and the work of all that ran; the entry, -1
+    when the search stopped (``below.arena``'s counters say why and the work done)."""
+    memo, inner, collected = below.memo, below.arena.counters, below.hints.collected
+    if (memo.counts[0] == memo.meta.shape[0]
+            or memo.counts[1] + COLLECT_DATA + 3 * COLLECT_CAPACITY > memo.records.shape[0]):
+        memo.counts[0] = 0  # full: start again
+        memo.counts[1] = 0
+        memo.slots[:] = -1
+    entry, first = memo.counts[0], memo.counts[1]
     collected.on[0] = 1
     collected.initial[:] = grid.cands0
     collected.current[:] = grid.cands
+    inner[WORK] = ctr[WORK]
+    inner[MAX_WORK] = ctr[MAX_WORK]
+    end = first
     for i in range(INNER_MODES.shape[1]):
         mode = INNER_MODES[rule.level, i]
         if mode < 0:
             break
         collected.counts[0] = 0
         collected.counts[1] = 0
-        inner[WORK] = ctr[WORK]
-        inner[MAX_WORK] = ctr[MAX_WORK]
         inner[STATUS] = OK
         _inner_run(below.values, grid.cands,
                    Chaining(mode, INNER_LEVELS[rule.level, i], INNER_BASES[rule.level, i]),
                    below.grid, below.arena, below.work, below.hints, below.below)
-        ctr[WORK] = inner[WORK]
         if inner[STATUS] != OK:
-            ctr[STATUS] = inner[STATUS]
             return -1
-        before = ctr[N_NODES]
-        tail_off = _removal_nodes(slot, arena, work, collected, tail_off)
-        if tail_off < 0 or ctr[N_NODES] > before:
+        end = _records_of(collected, memo.records, first)
+        if end > first:
             break
-    return tail_off
+    memo.grids[entry, :81] = grid.cands0
+    memo.grids[entry, 81:] = grid.cands
+    memo.meta[entry, M_LEVEL] = rule.level
+    memo.meta[entry, M_WORK] = inner[WORK] - ctr[WORK]
+    memo.meta[entry, M_FIRST] = first
+    memo.meta[entry, M_END] = end
+    memo.counts[0] = entry + 1
+    memo.counts[1] = end
+    mask = memo.slots.shape[0] - 1
+    slot = _memo_hash(rule.level, grid) & mask
+    while memo.slots[slot] >= 0:
+        slot = (slot + 1) & mask
+    memo.slots[slot] = entry
+    return entry
 
 
 @compiled
@@ -629,9 +719,9 @@ def _seen_removals(collected, h):
     ``h`` is kept. ``collected.table``: the kept hints, open addressing by removals' hash."""
     meta, data, table = collected.meta, collected.data, collected.table
     off, n = meta[h, C_OFFSET], meta[h, C_REMOVALS]
-    digest = 1469598103934665603
+    digest = IDENTITY_SEED
     for e in range(2 * n):
-        digest = (digest ^ data[off + e]) * 1099511628211
+        digest = (digest ^ data[off + e]) * IDENTITY_PRIME
     mask = table.shape[0] - 1
     slot = digest & mask
     while table[slot] >= 0:
@@ -651,38 +741,70 @@ def _seen_removals(collected, h):
 
 
 @compiled
-def _removal_nodes(slot, arena, work, collected, tail_off):
-    """The removals of the collected hints with rule parents, in rank order (repeats out):
-    "off" nodes caused by an inner rule, whose parents are the rule parents' "off" nodes and
-    which carry the hint's complexity and identity (a row of ``arena.nested``), queued unless
-    known. Returns the new tail of the "off" queue, -1 when out of room."""
-    nodes, parents, ctr, nested = arena.nodes, arena.parents, arena.counters, arena.nested
-    maps, queue = work.maps, work.off
+def _records_of(collected, records, first):
+    """The collected hints with rule parents and removals, in rank order, repeats (the same
+    removals as a hint before) out, written from ``first`` as [parents, their "off" keys...,
+    removals, (cell, mask)..., complexity, identity]; the new end, ``first`` when none removes
+    a candidate."""
     meta, data = collected.meta, collected.data
     collected.table[:] = -1
     order = _ranked(collected)
+    end = first
+    removes = False
     for j in range(order.shape[0]):
         h = order[j]
         if _seen_removals(collected, h) or meta[h, C_PARENTS] == 0:
             continue
         off, n_removals, n_parents = meta[h, C_OFFSET], meta[h, C_REMOVALS], meta[h, C_PARENTS]
+        records[end] = n_parents
+        records[end + 1:end + 1 + n_parents] = data[off + 2 * n_removals:
+                                                     off + 2 * n_removals + n_parents]
+        end += 1 + n_parents
+        records[end] = n_removals
+        records[end + 1:end + 1 + 2 * n_removals] = data[off:off + 2 * n_removals]
+        for e in range(n_removals):
+            removes = removes or data[off + 2 * e + 1] != 0
+        end += 1 + 2 * n_removals
+        records[end] = meta[h, C_COMPLEXITY]
+        records[end + 1] = meta[h, C_IDENTITY]
+        end += 2
+    return end if removes else first
+
+
+@compiled
+def _record_nodes(slot, arena, work, records, first, end, tail_off):
+    """The removals of ``records[first:end]`` (``_records_of``): "off" nodes caused by an inner
+    rule, whose parents are the rule parents' "off" nodes and which carry the hint's complexity
+    and identity (a row of ``arena.nested``), queued unless known. Returns the new tail of the
+    "off" queue, -1 when out of room."""
+    nodes, parents, ctr, nested = arena.nodes, arena.parents, arena.counters, arena.nested
+    maps, queue = work.maps, work.off
+    i = first
+    while i < end:
+        n_parents = records[i]
+        keys = i + 1
+        i = keys + n_parents
+        n_removals = records[i]
+        removals = i + 1
+        i = removals + 2 * n_removals
         start = ctr[N_PARENTS]
         row = ctr[N_NESTED]
         if start + n_parents > parents.shape[0] or row >= nested.shape[0]:
             ctr[STATUS] = OVERFLOW
             return -1
         for q in range(n_parents):
-            parent = maps.lookup[slot, data[off + 2 * n_removals + q]]
+            parent = maps.lookup[slot, records[keys + q]]
             if parent < 0:  # the reference would fail to find it (KeyError)
                 ctr[STATUS] = OVERFLOW
                 return -1
             parents[start + q] = parent
         ctr[N_PARENTS] = start + n_parents
-        nested[row, 0] = meta[h, C_COMPLEXITY]
-        nested[row, 1] = meta[h, C_IDENTITY]
+        nested[row, 0] = records[i]
+        nested[row, 1] = records[i + 1]
+        i += 2
         ctr[N_NESTED] = row + 1
         for e in range(n_removals):
-            cell, mask = data[off + 2 * e], data[off + 2 * e + 1]
+            cell, mask = records[removals + 2 * e], records[removals + 2 * e + 1]
             for d in range(1, 10):
                 if not (mask >> d) & 1:
                     continue
@@ -1508,7 +1630,10 @@ def _below(values: np.ndarray, counts: np.ndarray, depth: int) -> Below | None:
     none): their own search's arrays, and below them their own inner rules'."""
     if depth == 0:
         return None
-    return Below(values, _grid(counts.copy()), _arena(-1), _work(), _hints(collect=True),
+    memo = Memo(np.full(2 * MEMO_ENTRIES, -1, np.int64), np.empty((MEMO_ENTRIES, 162), np.int32),
+                np.empty((MEMO_ENTRIES, 4), np.int64), np.empty(MEMO_DATA, np.int64),
+                np.array([0, 0, MEMO_ON], np.int64))
+    return Below(values, _grid(counts.copy()), _arena(-1), _work(), _hints(collect=True), memo,
                  _below(values, counts, depth - 1))
 
 
@@ -1631,10 +1756,12 @@ def _reference_search(rule: int, values, cands, max_work: int | None) -> ChainSe
 # and ``_advanced`` are compiled once more for each depth (``compiled_copies``), each copy's
 # ``_nested_removals`` running the depth below: no compiled function calls itself.
 
-_inner_run = _run  # what the original's namespace reads; each copy binds its own
+# The search a depth below, which only the copies call (each binds its own): a function left
+# out of the copies that called it would fail to compile, not run the wrong depth.
+_inner_run = None
 _SEARCH = {"_advanced": _advanced, "_propagate": _propagate, "_binary_chaining": _binary_chaining,
            "_region_chainings": _region_chainings, "_chaining_rule": _chaining_rule,
-           "_run": _run, "_nested_removals": _inner_chain_removals}
+           "_run": _run, "_nested_removals": _inner_chain_removals, "_memo_fill": _memo_fill}
 _INLINED = frozenset(_SEARCH) - {"_propagate", "_run"}
 _NESTED = compiled_copies(_SEARCH, "_nested", _INLINED, _inner_run=_run)  # levels 2-4
 _NESTED_TWICE = compiled_copies(_SEARCH, "_nested_twice", _INLINED,
