@@ -838,11 +838,10 @@ def _length_bonus(complexity):
     return added
 
 
-@compiled
-def _ancestors(t, arena, work, cells, mark):
-    """The number of distinct candidates (keys) ``t`` follows from, breadth first as SE's
-    getChain; with ``mark``, their cells set in ``cells`` and their digits returned as a mask
-    in the high bits (count | digits << 32). -1 when out of room."""
+@compiled(inline="always")
+def _chain_of(t, arena, work):
+    """The distinct candidates (keys) ``t`` follows from, breadth first as SE's getChain, into
+    ``work.bfs[:count]`` (the queue, compacted as it is read); the count, -1 when out of room."""
     nodes, parents, ctr = arena.nodes, arena.parents, arena.counters
     stamp, bfs = work.stamp, work.bfs
     ctr[STAMP] += 1
@@ -851,7 +850,6 @@ def _ancestors(t, arena, work, cells, mark):
     tail = 1
     bfs[0] = t
     count = 0
-    digits = 0
     while head < tail:
         p = bfs[head]
         head += 1
@@ -859,10 +857,8 @@ def _ancestors(t, arena, work, cells, mark):
         if stamp[k] == generation:
             continue
         stamp[k] = generation
+        bfs[count] = p  # count < head: that entry is read already
         count += 1
-        if mark:
-            cells[nodes[p, 0]] = 1
-            digits |= 1 << nodes[p, 1]
         start = nodes[p, 4]
         for j in range(nodes[p, 5]):
             if tail >= bfs.shape[0]:
@@ -870,6 +866,22 @@ def _ancestors(t, arena, work, cells, mark):
                 return -1
             bfs[tail] = parents[start + j]
             tail += 1
+    return count
+
+
+@compiled
+def _ancestors(t, arena, work, cells, mark):
+    """The number of distinct candidates (keys) ``t`` follows from (``_chain_of``); with
+    ``mark``, their cells set in ``cells`` and their digits returned as a mask in the high bits
+    (count | digits << 32). -1 when out of room."""
+    count = _chain_of(t, arena, work)
+    if count < 0 or not mark:
+        return count
+    digits = 0
+    for i in range(count):
+        p = work.bfs[i]
+        cells[arena.nodes[p, 0]] = 1
+        digits |= 1 << arena.nodes[p, 1]
     return count | (digits << 32)
 
 
@@ -887,42 +899,27 @@ def _nested_complexity(n_targets, arena, work, hints):
     """SE's nested complexity of a hint: the complexities of the inner chain hints its chains
     follow from (their removals' ``arena.nested`` rows), each identity once; -1 when out of
     room."""
-    nodes, parents, ctr, nested = arena.nodes, arena.parents, arena.counters, arena.nested
-    stamp, bfs, seen = work.stamp, work.bfs, work.identities
+    nodes, nested, seen = arena.nodes, arena.nested, work.identities
     n_seen = 0
     total = 0
     for t in range(n_targets):
-        ctr[STAMP] += 1
-        generation = ctr[STAMP]
-        head = 0
-        tail = 1
-        bfs[0] = hints.targets[t]
-        while head < tail:
-            p = bfs[head]
-            head += 1
-            k = _key(nodes, p)
-            if stamp[k] == generation:
+        count = _chain_of(hints.targets[t], arena, work)
+        if count < 0:
+            return -1
+        for i in range(count):
+            row = nodes[work.bfs[i], 6]
+            if row < 0:
                 continue
-            stamp[k] = generation
-            row = nodes[p, 6]
-            if row >= 0:
-                identity = nested[row, 1]
-                known = False
-                for q in range(n_seen):
-                    if seen[q] == identity:
-                        known = True
-                        break
-                if not known:
-                    seen[n_seen] = identity
-                    n_seen += 1
-                    total += nested[row, 0]
-            start = nodes[p, 4]
-            for j in range(nodes[p, 5]):
-                if tail >= bfs.shape[0]:
-                    ctr[STATUS] = OVERFLOW
-                    return -1
-                bfs[tail] = parents[start + j]
-                tail += 1
+            identity = nested[row, 1]
+            known = False
+            for q in range(n_seen):
+                if seen[q] == identity:
+                    known = True
+                    break
+            if not known:
+                seen[n_seen] = identity
+                n_seen += 1
+                total += nested[row, 0]
     return total
 
 
@@ -962,8 +959,7 @@ def _collect(found, complexity, difficulty, sort_key, arena, work, hints):
     getChain: SE's FullChain equality, a cycle's second chain, its first read backwards,
     implied)."""
     collected = hints.collected
-    nodes, parents, ctr = arena.nodes, arena.parents, arena.counters
-    stamp, bfs, data = work.stamp, work.bfs, collected.data
+    nodes, parents, ctr, data = arena.nodes, arena.parents, arena.counters, collected.data
     i, off = collected.counts[0], collected.counts[1]
     if i >= collected.meta.shape[0] or off + 2 * found.n_removals + KEYS > data.shape[0]:
         ctr[STATUS] = OVERFLOW
@@ -979,31 +975,17 @@ def _collect(found, complexity, difficulty, sort_key, arena, work, hints):
     start_cause = NAKED if found.kind == CELL else region_cause
     identity = IDENTITY_SEED
     for t in range(found.n_targets):
-        ctr[STAMP] += 1
-        generation = ctr[STAMP]
-        head = 0
-        tail = 1
-        bfs[0] = hints.targets[t]
-        while head < tail:
-            p = bfs[head]
-            head += 1
-            k = _key(nodes, p)
-            if stamp[k] == generation:
-                continue
-            stamp[k] = generation
-            identity = (identity ^ (k + 1)) * IDENTITY_PRIME
+        count = _chain_of(hints.targets[t], arena, work)
+        if count < 0:
+            return
+        for j in range(count):
+            p = work.bfs[j]
+            identity = (identity ^ (_key(nodes, p) + 1)) * IDENTITY_PRIME
             if nodes[p, 2]:
                 cause = nodes[p, 3] if nodes[p, 3] != NO_CAUSE else start_cause
                 if NAKED <= cause < ADVANCED:
                     end = _rule_parents_of(nodes[p, 0], nodes[p, 1], cause, collected, mark,
                                            end)
-            first = nodes[p, 4]
-            for j in range(nodes[p, 5]):
-                if tail >= bfs.shape[0]:
-                    ctr[STATUS] = OVERFLOW
-                    return
-                bfs[tail] = parents[first + j]
-                tail += 1
         identity = (identity ^ KEYS) * IDENTITY_PRIME
     if found.kind == CYCLE:
         # The cycle's "off" view: its line from the start on, every state flipped, so its "on"
