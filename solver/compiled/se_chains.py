@@ -530,7 +530,7 @@ def _advanced(slot, rule, grid, arena, work, below, tail_off):
     reference's Chaining.advanced); returns the new tail of the "off" queue, -1 when stopped.
     From level 2 on, when the four simple rules have nothing, the inner chain rules are asked
     (``_nested_removals``)."""
-    nodes, parents, ctr = arena.nodes, arena.parents, arena.counters
+    nodes, ctr = arena.nodes, arena.counters
     maps, queue, out = work.maps, work.off, work.inner.out
     used = inner_hints(grid, work.inner)
     if used < 0:
@@ -542,17 +542,9 @@ def _advanced(slot, rule, grid, arena, work, below, tail_off):
     while i < used:
         n_parents = out[i]
         i += 1
-        start = ctr[N_PARENTS]
-        if start + n_parents > parents.shape[0]:
-            ctr[STATUS] = OVERFLOW
+        start = _rule_parent_nodes(slot, arena, maps, out, i, n_parents)
+        if start < 0:
             return -1
-        for j in range(n_parents):
-            parent = maps.lookup[slot, out[i + j]]
-            if parent < 0:  # the reference would fail to find it (KeyError)
-                ctr[STATUS] = OVERFLOW
-                return -1
-            parents[start + j] = parent
-        ctr[N_PARENTS] = start + n_parents
         i += n_parents
         n_removals = out[i]
         i += 1
@@ -569,6 +561,27 @@ def _advanced(slot, rule, grid, arena, work, below, tail_off):
                 tail_off += 1
         i += n_removals
     return tail_off
+
+
+@compiled(inline="always")
+def _rule_parent_nodes(slot, arena, maps, keys, first, n_parents):
+    """The "off" nodes of map ``slot`` whose keys are ``keys[first:first + n_parents]`` (an
+    inner hint's rule parents), as the parents of the nodes made next: where they start in
+    ``arena.parents``, -1 when out of room or when one is not there (the reference would fail
+    to find it, a KeyError)."""
+    ctr, parents = arena.counters, arena.parents
+    start = ctr[N_PARENTS]
+    if start + n_parents > parents.shape[0]:
+        ctr[STATUS] = OVERFLOW
+        return -1
+    for q in range(n_parents):
+        parent = maps.lookup[slot, keys[first + q]]
+        if parent < 0:
+            ctr[STATUS] = OVERFLOW
+            return -1
+        parents[start + q] = parent
+    ctr[N_PARENTS] = start + n_parents
+    return start
 
 
 @compiled
@@ -777,7 +790,7 @@ def _record_nodes(slot, arena, work, records, first, end, tail_off):
     rule, whose parents are the rule parents' "off" nodes and which carry the hint's complexity
     and identity (a row of ``arena.nested``), queued unless known. Returns the new tail of the
     "off" queue, -1 when out of room."""
-    nodes, parents, ctr, nested = arena.nodes, arena.parents, arena.counters, arena.nested
+    nodes, ctr, nested = arena.nodes, arena.counters, arena.nested
     maps, queue = work.maps, work.off
     i = first
     while i < end:
@@ -787,18 +800,13 @@ def _record_nodes(slot, arena, work, records, first, end, tail_off):
         n_removals = records[i]
         removals = i + 1
         i = removals + 2 * n_removals
-        start = ctr[N_PARENTS]
         row = ctr[N_NESTED]
-        if start + n_parents > parents.shape[0] or row >= nested.shape[0]:
+        if row >= nested.shape[0]:
             ctr[STATUS] = OVERFLOW
             return -1
-        for q in range(n_parents):
-            parent = maps.lookup[slot, records[keys + q]]
-            if parent < 0:  # the reference would fail to find it (KeyError)
-                ctr[STATUS] = OVERFLOW
-                return -1
-            parents[start + q] = parent
-        ctr[N_PARENTS] = start + n_parents
+        start = _rule_parent_nodes(slot, arena, maps, records, keys, n_parents)
+        if start < 0:
+            return -1
         nested[row, 0] = records[i]
         nested[row, 1] = records[i + 1]
         i += 2
