@@ -120,8 +120,9 @@ class Chaining(NamedTuple):
     """How a compiled rule chains (from its ``_Rule``)."""
 
     mode: int  # STATIC, NISHIO, MULTIPLE or DYNAMIC
-    level: int  # 1: dynamic (+), whose stalled propagations call the inner rules
+    level: int  # 1: dynamic (+), whose stalled propagations call the inner rules; 2-5 nested
     base: float  # the difficulty of its hints before the length bonus (not the static rule's)
+    below: object  # levels 2-5: the ``Below`` its inner chain rules run on; None for the others
 
 
 class Links(NamedTuple):
@@ -453,7 +454,7 @@ def _off_to_on(p, links, grid, lookup, arena, out):
 
 
 @compiled
-def _propagate(slot, rule, grid, arena, work, below):
+def _propagate(slot, rule, grid, arena, work):
     """SE's doChaining on map ``slot`` (filled in): "on" nodes first, each queue in the order
     found; at level 1, when both queues are empty, the inner rules' removals are "off" too
     (``_advanced``). Returns 1 on a contradiction (``work.pair``: its on and off nodes), 0
@@ -514,7 +515,7 @@ def _propagate(slot, rule, grid, arena, work, below):
         if result != 0:
             break
         if rule.level > 0 and head_on == tail_on and head_off == tail_off:
-            tail_off = _advanced(slot, rule, grid, arena, work, below, tail_off)
+            tail_off = _advanced(slot, rule, grid, arena, work, tail_off)
             if tail_off < 0:
                 result = -1
                 break
@@ -524,7 +525,7 @@ def _propagate(slot, rule, grid, arena, work, below):
 
 
 @compiled
-def _advanced(slot, rule, grid, arena, work, below, tail_off):
+def _advanced(slot, rule, grid, arena, work, tail_off):
     """The removals of the first productive inner rule on the reduced grid, "off" nodes whose
     parents are the removed candidates the rule relied on, queued unless known (the
     reference's Chaining.advanced); returns the new tail of the "off" queue, -1 when stopped.
@@ -537,7 +538,7 @@ def _advanced(slot, rule, grid, arena, work, below, tail_off):
         ctr[STATUS] = OVERFLOW
         return -1
     if used == 0 and rule.level >= 2:
-        return _nested_removals(slot, rule, grid, arena, work, below, tail_off)
+        return _nested_removals(slot, rule, grid, arena, work, tail_off)
     i = 0
     while i < used:
         n_parents = out[i]
@@ -585,7 +586,7 @@ def _rule_parent_nodes(slot, arena, maps, keys, first, n_parents):
 
 
 @compiled
-def _nested_removals(slot, rule, grid, arena, work, below, tail_off):
+def _nested_removals(slot, rule, grid, arena, work, tail_off):
     """Levels 0 and 1 have no inner chain rules: the copies of the search for levels 2-5 (at
     the end of the module) bind ``_inner_chain_removals`` under this name."""
     return tail_off
@@ -609,19 +610,19 @@ INNER_MODES, INNER_LEVELS, INNER_BASES = _inner_rule_table()
 
 
 @compiled
-def _inner_chain_removals(slot, rule, grid, arena, work, below, tail_off):
+def _inner_chain_removals(slot, rule, grid, arena, work, tail_off):
     """The reference's ``Chaining.advanced`` past the four simple rules: each inner chain rule
-    of ``rule.level`` in turn runs on the reduced grid (``below``'s search, its work the
+    of ``rule.level`` in turn runs on the reduced grid (``rule.below``'s search, its work the
     search's), every hint it has is collected, and the removals of those with rule parents
     become "off" nodes; the first rule with removals ends it (``_memo_fill``). A reduced grid
     met again in the same search (one candidate's propagation from a region chain, then from its
     own cell) gives the same: what it gave is replayed, nodes and work (``Memo``). Returns the
     new tail of the "off" queue, -1 when stopped."""
-    ctr, memo = arena.counters, below.memo
+    ctr, memo = arena.counters, rule.below.memo
     entry = _memo_find(memo, rule.level, grid)
     if entry < 0:
-        entry = _memo_fill(rule, grid, ctr, below)
-        inner = below.arena.counters
+        entry = _memo_fill(rule, grid, ctr)
+        inner = rule.below.arena.counters
         if entry < 0:
             ctr[WORK] = inner[WORK]
             ctr[STATUS] = inner[STATUS]
@@ -666,11 +667,12 @@ def _memo_find(memo, level, grid):
 
 
 @compiled
-def _memo_fill(rule, grid, ctr, below):
+def _memo_fill(rule, grid, ctr):
     """Run the inner chain rules of ``rule.level`` on the reduced grid, within the budget left
-    by the search's counters ``ctr``, and keep in a new entry of ``below.memo`` the removals the
+    by the search's counters ``ctr``, and keep in a new entry of ``rule.below.memo`` the removals
     first productive one gives (``_records_of``) and the work of all that ran; the entry, -1
     when the search stopped (``below.arena``'s counters say why and the work done)."""
+    below = rule.below
     memo, inner, collected = below.memo, below.arena.counters, below.hints.collected
     if (memo.counts[0] == memo.meta.shape[0]
             or memo.counts[1] + COLLECT_DATA + 3 * COLLECT_CAPACITY > memo.records.shape[0]):
@@ -692,8 +694,9 @@ def _memo_fill(rule, grid, ctr, below):
         collected.counts[1] = 0
         inner[STATUS] = OK
         _inner_run(below.values, grid.cands,
-                   Chaining(mode, INNER_LEVELS[rule.level, i], INNER_BASES[rule.level, i]),
-                   below.grid, below.arena, below.work, below.hints, below.below)
+                   Chaining(mode, INNER_LEVELS[rule.level, i], INNER_BASES[rule.level, i],
+                            below.below),
+                   below.grid, below.arena, below.work, below.hints)
         if inner[STATUS] != OK:
             return -1
         end = _records_of(collected, memo.records, first)
@@ -1381,7 +1384,7 @@ def _contradiction(first, second, cell, removed, hints):
 
 
 @compiled
-def _binary_chaining(p_on, slot, rule, grid, arena, work, hints, below):
+def _binary_chaining(p_on, slot, rule, grid, arena, work, hints):
     """Assume the candidate of ``p_on`` on (map ``slot``), then off (``OFF_SLOT``):
     contradictions (Nishio and dynamic) and double forcing chains (dynamic, from a cell of
     three candidates or more). Returns -1 when stopped."""
@@ -1392,7 +1395,7 @@ def _binary_chaining(p_on, slot, rule, grid, arena, work, hints, below):
     if p_off < 0:
         return -1
     _insert(work.maps, slot, p_on, _key(nodes, p_on))
-    found = _propagate(slot, rule, grid, arena, work, below)
+    found = _propagate(slot, rule, grid, arena, work)
     if found < 0:
         return -1
     if contradiction and found == 1:  # the candidate cannot be on
@@ -1401,7 +1404,7 @@ def _binary_chaining(p_on, slot, rule, grid, arena, work, hints, below):
                work, hints)
     _clear(work.maps, nodes, OFF_SLOT)
     _insert(work.maps, OFF_SLOT, p_off, _key(nodes, p_off))
-    found = _propagate(np.int64(OFF_SLOT), rule, grid, arena, work, below)  # (not a literal)
+    found = _propagate(np.int64(OFF_SLOT), rule, grid, arena, work)  # (not a literal)
     if found < 0:
         return -1
     others = cands[cell] & ~(1 << d)
@@ -1419,7 +1422,7 @@ def _binary_chaining(p_on, slot, rule, grid, arena, work, hints, below):
 
 
 @compiled
-def _region_chainings(p_on, slot, rule, grid, arena, work, hints, below):
+def _region_chainings(p_on, slot, rule, grid, arena, work, hints):
     """Region forcing chains of the digit of ``p_on`` (map ``slot``) from the regions where its
     cell is the digit's first place: every other place assumed on in turn. Returns -1 when
     stopped."""
@@ -1450,7 +1453,7 @@ def _region_chainings(p_on, slot, rule, grid, arena, work, hints, below):
                 if o < 0:
                     return -1
                 _insert(work.maps, s, o, _key(nodes, o))
-                if _propagate(s, rule, grid, arena, work, below) < 0:
+                if _propagate(s, rule, grid, arena, work) < 0:
                     return -1
             n_slots += 1
         _common_hints(Found(REGION, True, True, False, rule.base, n_slots, 0, 0, -1, -1, rg, d),
@@ -1459,7 +1462,7 @@ def _region_chainings(p_on, slot, rule, grid, arena, work, hints, below):
 
 
 @compiled
-def _chaining_rule(values, rule, grid, arena, work, hints, below):
+def _chaining_rule(values, rule, grid, arena, work, hints):
     """Nishio, multiple or dynamic forcing chains from every start cell, in cell order."""
     cands, ctr = grid.cands, arena.counters
     nishio = rule.mode == NISHIO
@@ -1480,11 +1483,10 @@ def _chaining_rule(values, rule, grid, arena, work, hints, below):
             n_digits += 1
             _clear(work.maps, arena.nodes, slot)
             p_on = _new_node(arena, cell, d, 1, NO_CAUSE, -1)
-            if p_on < 0 or _binary_chaining(p_on, slot, rule, grid, arena, work, hints,
-                                            below) < 0:
+            if p_on < 0 or _binary_chaining(p_on, slot, rule, grid, arena, work, hints) < 0:
                 return
-            if not nishio and _region_chainings(p_on, slot, rule, grid, arena, work, hints,
-                                                below) < 0:
+            if not nishio and _region_chainings(p_on, slot, rule, grid, arena, work,
+                                                hints) < 0:
                 return
         if not nishio and (n == 2 or (multiple and n > 2)):
             start = _new_node(arena, cell, 0, 1, NO_CAUSE, -1)
@@ -1497,9 +1499,8 @@ def _chaining_rule(values, rule, grid, arena, work, hints, below):
 
 
 @compiled
-def _run(values, cands_in, rule, grid, arena, work, hints, below):
-    """The search of ``rule`` on the grid ``values``, ``cands_in`` (``below``: what its inner
-    chain rules run on, from level 2 on; None below that)."""
+def _run(values, cands_in, rule, grid, arena, work, hints):
+    """The search of ``rule`` on the grid ``values``, ``cands_in``."""
     cands, pos, cands0, pos0 = grid.cands, grid.pos, grid.cands0, grid.pos0
     cands[:] = cands_in
     cands0[:] = cands_in
@@ -1514,7 +1515,7 @@ def _run(values, cands_in, rule, grid, arena, work, hints, below):
     if rule.mode == STATIC:
         _static_rule(values, grid, arena, work, hints)
     else:
-        _chaining_rule(values, rule, grid, arena, work, hints, below)
+        _chaining_rule(values, rule, grid, arena, work, hints)
 
 
 # -- the interface -------------------------------------------------------------------------------
@@ -1576,8 +1577,8 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
     arena = _arena(-1 if max_work is None else max_work)
     hints = _hints(collect=False)
     run, depth = _RUNS[min(spec.level, 5)]
-    run(values, cands, Chaining(spec.mode, spec.level, spec.base), _grid(counts), arena, _work(),
-        hints, _below(values, counts, depth))
+    run(values, cands, Chaining(spec.mode, spec.level, spec.base, _below(values, counts, depth)),
+        _grid(counts), arena, _work(), hints)
     counters = arena.counters
     work = int(counters[WORK])
     if counters[STATUS] == OVER_BUDGET_STATUS:
