@@ -139,11 +139,13 @@ class Arena(NamedTuple):
     """The nodes of the chains from one start (SE's Potentials), and the counters of the
     search."""
 
-    nodes: np.ndarray  # (NODE_CAPACITY, 7) int32: cell, digit, on, cause, first parent,
-    # parents, nested (the row of ``nested`` of the inner hint that removed it, -1 none)
+    nodes: np.ndarray  # (NODE_CAPACITY, 6) int32: cell, digit, on, cause, first parent, parents
     parents: np.ndarray  # (PARENT_CAPACITY,) int32: the parents' node indexes, a node's together
     counters: np.ndarray  # (8,) int64: N_NODES, N_PARENTS, WORK, MAX_WORK, STATUS, STAMP, N_NESTED
     nested: np.ndarray  # (NESTED_CAPACITY, 2) int64: an inner chain hint's complexity, identity
+    # The row of ``nested`` of the inner chain hint that removed a node, -1 for a simple rule's;
+    # set (and read) for the nodes of cause ADVANCED only: the others need no extra write.
+    nested_of: np.ndarray  # (NODE_CAPACITY,) int32
 
 
 class Maps(NamedTuple):
@@ -285,7 +287,6 @@ def _new_node(arena, cell, digit, on, cause, parent):
     arena.nodes[n, 3] = cause
     arena.nodes[n, 4] = first_parent
     arena.nodes[n, 5] = 0
-    arena.nodes[n, 6] = -1
     if parent >= 0:
         arena.parents[first_parent] = parent
         arena.counters[N_PARENTS] = first_parent + 1
@@ -556,6 +557,7 @@ def _advanced(slot, rule, grid, arena, work, tail_off):
                 return -1
             nodes[n, 4] = start  # the hint's nodes share its parents
             nodes[n, 5] = n_parents
+            arena.nested_of[n] = -1  # a simple rule's: no nested complexity
             if maps.lookup[slot, k] < 0:
                 _insert(maps, slot, n, k)
                 queue[tail_off] = n
@@ -824,7 +826,7 @@ def _record_nodes(slot, arena, work, records, first, end, tail_off):
                     return -1
                 nodes[n, 4] = start  # the hint's nodes share its parents
                 nodes[n, 5] = n_parents
-                nodes[n, 6] = row
+                arena.nested_of[n] = row
                 k = cell * 20 + d * 2
                 if maps.lookup[slot, k] < 0:
                     _insert(maps, slot, n, k)
@@ -918,7 +920,8 @@ def _nested_complexity(n_targets, arena, work, hints):
         if count < 0:
             return -1
         for i in range(count):
-            row = nodes[work.bfs[i], 6]
+            p = work.bfs[i]
+            row = arena.nested_of[p] if nodes[p, 3] == ADVANCED else -1
             if row < 0:
                 continue
             identity = nested[row, 1]
@@ -1593,8 +1596,9 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
 def _arena(max_work: int) -> Arena:
     counters = np.zeros(8, np.int64)
     counters[MAX_WORK] = max_work
-    return Arena(np.empty((NODE_CAPACITY, 7), np.int32), np.empty(PARENT_CAPACITY, np.int32),
-                 counters, np.empty((NESTED_CAPACITY, 2), np.int64))
+    return Arena(np.empty((NODE_CAPACITY, 6), np.int32), np.empty(PARENT_CAPACITY, np.int32),
+                 counters, np.empty((NESTED_CAPACITY, 2), np.int64),
+                 np.empty(NODE_CAPACITY, np.int32))
 
 
 def _grid(counts: np.ndarray) -> ChainGrid:
