@@ -138,6 +138,7 @@ def load_nested() -> None:
 
 
 def rates_se(options: SolveOptions) -> bool:
+    """Whether a run of ``options`` rates SE (a 9 x 9 measure)."""
     return options.measured("se") and 3 in options.boxsizes
 
 
@@ -175,8 +176,8 @@ def difficulty_beside(options: SolveOptions, quiet: bool = False):
     the block raised (Ctrl-C, SIGTERM), killed: it goes too, and says nothing."""
     from solver.jit import compiled_before
 
-    cached = compiled_before(GRADE_MODULE) and not (rates_se(options)
-                                                    and not compiled_before(SE_MODULE))
+    halves = (GRADE_MODULE, SE_MODULE) if rates_se(options) else (GRADE_MODULE,)
+    cached = all(compiled_before(module) for module in halves)
     other = None if cached else _start_difficulty(options, quiet)
     try:
         yield

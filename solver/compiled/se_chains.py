@@ -107,7 +107,6 @@ COLLECT_DATA = 1 << 22  # their removals and rule parents
 MEMO_ENTRIES = 1 << 13  # the reduced grids one nested search remembers
 MEMO_DATA = 1 << 23  # what they gave
 M_LEVEL, M_WORK, M_FIRST, M_END = range(4)  # Memo.meta's fields
-MEMO_ON = 1
 # Collected.meta's fields: a collected hint's complexity, sort key, identity (a hash of its
 # chains), where its removals and rule parents start in ``data``, how many of each.
 C_COMPLEXITY, C_SORT_KEY, C_IDENTITY, C_OFFSET, C_REMOVALS, C_PARENTS = range(6)
@@ -204,7 +203,7 @@ class Collected(NamedTuple):
     data: np.ndarray  # (COLLECT_DATA,) int64: removals (cell, mask pairs), then parents' keys
     initial: np.ndarray  # (81,) int32
     current: np.ndarray  # (81,) int32
-    stamp: np.ndarray  # (KEYS,) int64: the rule parents met, by "off" key
+    stamp: np.ndarray  # (KEYS,) int64: the rule parents met, by "off" key ((1,) unused)
     first: np.ndarray  # (COLLECT_CAPACITY,) int64: a hint's slot in ``table``'s probe
     table: np.ndarray  # (2 * COLLECT_CAPACITY,) int64: the kept hints by removals' hash, -1
 
@@ -649,8 +648,6 @@ def _memo_hash(level, grid):
 @compiled
 def _memo_find(memo, level, grid):
     """The entry of this level, start grid and reduced grid, -1 if none."""
-    if memo.counts[2] == 0:
-        return -1
     mask = memo.slots.shape[0] - 1
     slot = _memo_hash(level, grid) & mask
     while memo.slots[slot] >= 0:
@@ -1577,11 +1574,11 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
     values = np.ascontiguousarray(values, dtype=np.int8)
     cands = np.ascontiguousarray(cands, dtype=np.int32)
     counts = _placed_and_empty(values)
-    arena = _arena(-1 if max_work is None else max_work)
+    arena = _arena(-1 if max_work is None else max_work, spec.level >= 1)
     hints = _hints(collect=False)
     run, depth = _RUNS[min(spec.level, 5)]
     run(values, cands, Chaining(spec.mode, spec.level, spec.base, _below(values, counts, depth)),
-        _grid(counts), arena, _work(), hints)
+        _grid(counts), arena, _work(spec.level >= 1), hints)
     counters = arena.counters
     work = int(counters[WORK])
     if counters[STATUS] == OVER_BUDGET_STATUS:
@@ -1593,12 +1590,15 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
     return ChainSearch(_hint(spec, hints), work, False)
 
 
-def _arena(max_work: int) -> Arena:
+def _arena(max_work: int, inner_rules: bool) -> Arena:
+    """The nodes of a search; the room for inner rules' removals (``nested``, ``nested_of``)
+    only for a search whose chains call inner rules (level 1 and up): most searches need none,
+    and a rating makes one search a chain step."""
     counters = np.zeros(8, np.int64)
     counters[MAX_WORK] = max_work
+    nested, nodes = (NESTED_CAPACITY, NODE_CAPACITY) if inner_rules else (1, 1)
     return Arena(np.empty((NODE_CAPACITY, 6), np.int32), np.empty(PARENT_CAPACITY, np.int32),
-                 counters, np.empty((NESTED_CAPACITY, 2), np.int64),
-                 np.empty(NODE_CAPACITY, np.int32))
+                 counters, np.empty((nested, 2), np.int64), np.empty(nodes, np.int32))
 
 
 def _grid(counts: np.ndarray) -> ChainGrid:
@@ -1612,7 +1612,7 @@ def _hints(collect: bool) -> Hints:
     collected = Collected(np.array([int(collect)], np.int64), np.zeros(3, np.int64),
                           np.empty((room, 6), np.int64), np.empty(room, np.float64),
                           np.empty(data, np.int64), np.empty(81, np.int32),
-                          np.empty(81, np.int32), np.zeros(KEYS, np.int64),
+                          np.empty(81, np.int32), np.zeros(KEYS if collect else 1, np.int64),
                           np.empty(room, np.int64), np.empty(2 * room, np.int64))
     return Hints(np.empty(9, np.int32), np.empty((81, 2), np.int32), np.empty(81, np.int32),
                  np.zeros(BEST_FIELDS, np.int64), np.zeros(1, np.float64),
@@ -1627,12 +1627,13 @@ def _below(values: np.ndarray, counts: np.ndarray, depth: int) -> Below | None:
         return None
     memo = Memo(np.full(2 * MEMO_ENTRIES, -1, np.int64), np.empty((MEMO_ENTRIES, 162), np.int32),
                 np.empty((MEMO_ENTRIES, 4), np.int64), np.empty(MEMO_DATA, np.int64),
-                np.array([0, 0, MEMO_ON], np.int64))
-    return Below(values, _grid(counts.copy()), _arena(-1), _work(), _hints(collect=True), memo,
-                 _below(values, counts, depth - 1))
+                np.zeros(2, np.int64))
+    nested = depth >= 2  # its searches' chains call inner rules (level 5's level 2)
+    return Below(values, _grid(counts.copy()), _arena(-1, nested), _work(nested),
+                 _hints(collect=True), memo, _below(values, counts, depth - 1))
 
 
-def _work() -> Work:
+def _work(inner_rules: bool) -> Work:
     maps = Maps(np.full((SLOTS, KEYS), -1, np.int32), np.empty((SLOTS, KEYS), np.int32),
                 np.zeros(SLOTS, np.int64))
     return Work(maps, np.empty(KEYS, np.int32), np.empty(QUEUE_CAPACITY + KEYS, np.int32),
@@ -1641,7 +1642,7 @@ def _work() -> Work:
                 inner_work(QUEUE_CAPACITY), np.empty(QUEUE_CAPACITY, np.int32),
                 np.empty(4, np.int32), np.zeros(KEYS, np.uint8), np.empty(81, np.int32),
                 np.empty(81, np.uint8), np.empty(81, np.int32), np.empty(81, np.int32),
-                np.empty(NESTED_CAPACITY, np.int64))
+                np.empty(NESTED_CAPACITY if inner_rules else 1, np.int64))
 
 
 def _placed_and_empty(values: np.ndarray) -> np.ndarray:
