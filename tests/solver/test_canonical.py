@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import solver
@@ -110,7 +110,11 @@ def assert_symmetric_copy(text: str, image: str) -> None:
     assert as_text(symmetry.apply(grid_of(text), cells, relabel)) == image
     counts = sorted(np.bincount(grid_of(text), minlength=10)[1:].tolist())
     assert sorted(np.bincount(grid_of(image), minlength=10)[1:].tolist()) == counts
-    assert solver.solve(text).n_solutions == solver.solve(image).n_solutions
+    solved, copied = solver.solve(text), solver.solve(image)
+    # Bird's search visits the cells of a copy in another order: on a sparse puzzle one of the
+    # two can run past the node budget, and its count is then unknown, not different.
+    if "budget_exceeded" not in (solved.status, copied.status):
+        assert solved.n_solutions == copied.n_solutions
 
 
 def first_of_every_set() -> list[tuple[str, str]]:
@@ -191,6 +195,7 @@ def test_the_canonical_form_is_its_own_canonical_form(text):
 
 @settings(max_examples=100, deadline=None)
 @given(st.one_of(puzzles(), symmetric_puzzles()))
+@example(".....1.4........2.5........2......8....8.4..1......................2...9.........")
 def test_the_canonical_form_is_a_symmetric_copy(text):
     assert_symmetric_copy(text, canonical(text))
 
