@@ -90,7 +90,7 @@ class Scratch(NamedTuple):
     in_loop: np.ndarray  # (81,) bool
     cells: np.ndarray  # (81,) int32: a list of cells (exclusion bases, BUG cells)
     more: np.ndarray  # (81,) int32: another (excluders, BUG common cells)
-    member: np.ndarray  # (81, 81) bool: member[c, o]: o is an excluder of c
+    excluder_set: np.ndarray  # (81, 2) int64: each base cell's excluders, a set of cells
     excluders: np.ndarray  # (81, 20) int32: each base cell's excluders, house order
     counts: np.ndarray  # (81,) int32: how many excluders; the BUG values of each cell
     reduced: np.ndarray  # (81,) int32: BUG: the candidates without the BUG values
@@ -106,7 +106,7 @@ def hint_out() -> HintOut:
 def scratch() -> Scratch:
     return Scratch(np.zeros((27, 10), np.int32), np.zeros(82, np.int32),
                    np.zeros((82, 5), np.int32), np.zeros(81, np.bool_), np.zeros(81, np.int32),
-                   np.zeros(81, np.int32), np.zeros((81, 81), np.bool_),
+                   np.zeros(81, np.int32), np.zeros((81, 2), np.int64),
                    np.zeros((81, 20), np.int32), np.zeros(81, np.int32), np.zeros(81, np.int32),
                    np.zeros(2, np.int32), hint_out())
 
@@ -573,7 +573,7 @@ def wing_hint(board, cands, xy, xz, yz, xyz, out):
 def exclusion_bases(board, cands, scratch, largest):
     """SE's base cells (2+ candidates, no single-candidate cell in their house) into
     ``scratch.cells``, each one's excluders (house cells with 2..``largest`` candidates) into
-    ``scratch.excluders`` and ``scratch.member``. Returns how many bases."""
+    ``scratch.excluders`` and ``scratch.excluder_set``. Returns how many bases."""
     n = 0
     for cell in range(81):
         if popcount(cands[cell]) < 2:
@@ -592,20 +592,22 @@ def exclusion_bases(board, cands, scratch, largest):
             scratch.cells[n] = cell
             n += 1
             scratch.counts[cell] = count
-            scratch.member[cell, :] = False
+            scratch.excluder_set[cell, 0] = scratch.excluder_set[cell, 1] = 0
             for i in range(count):
-                scratch.member[cell, scratch.excluders[cell, i]] = True
+                e = scratch.excluders[cell, i]
+                scratch.excluder_set[cell, e >> 6] |= np.int64(1) << (e & 63)
     return n
 
 
-@compiled
-def exclusion_removals(board, cands, scratch, cell_list, n_cells, n_common, out):
-    """The candidates of the cells (2 or 3) that no allowed combination uses, into ``out``: a
+@compiled(inline="always")
+def exclusion_removals(board, cands, scratch, cell_list, n_cells, n_common):
+    """The candidates of the cells (2 or 3) that no allowed combination uses, each cell's (0
+    for a third cell of a pair): a
     combination is refused if two cells that see each other get one digit, or if it covers
-    every candidate of a common excluder (``scratch.more[:n_common]``)."""
+    every candidate of a common excluder (``scratch.more[:n_common]``). The third cell's digits
+    are taken all at once for each digit of the first two."""
     c0, c1 = cell_list[0], cell_list[1]
     c2 = cell_list[2] if n_cells == 3 else c0
-    m2 = cands[c2] if n_cells == 3 else 2  # a single dummy digit 1 for pairs
     a0 = a1 = a2 = 0
     for d0 in range(1, 10):
         if not (cands[c0] >> d0) & 1:
@@ -613,30 +615,34 @@ def exclusion_removals(board, cands, scratch, cell_list, n_cells, n_common, out)
         for d1 in range(1, 10):
             if not (cands[c1] >> d1) & 1 or (d0 == d1 and board.sees[c0, c1]):
                 continue
-            for d2 in range(1, 10):
-                if not (m2 >> d2) & 1:
-                    continue
-                if n_cells == 3 and ((d2 == d0 and board.sees[c0, c2])
-                                     or (d2 == d1 and board.sees[c1, c2])):
-                    continue
-                used = 1 << d0 | 1 << d1 | (1 << d2 if n_cells == 3 else 0)
-                if covers_an_excluder(cands, scratch.more, n_common, used):
-                    continue
-                a0 |= 1 << d0
-                a1 |= 1 << d1
-                a2 |= 1 << d2
-    out.removals[c0] = cands[c0] & ~a0
-    out.removals[c1] = cands[c1] & ~a1
-    if n_cells == 3:
-        out.removals[c2] = cands[c2] & ~a2
+            allowed = third_digits(board, cands, scratch.more, n_common, c0, c1, c2, d0, d1)
+            if allowed < 0 or (n_cells == 3 and allowed == 0):
+                continue
+            a0 |= 1 << d0
+            a1 |= 1 << d1
+            a2 |= allowed
+    return cands[c0] & ~a0, cands[c1] & ~a1, cands[c2] & ~a2 if n_cells == 3 else 0
 
 
-@compiled
-def covers_an_excluder(cands, common, n_common, used):
+@compiled(inline="always")
+def third_digits(board, cands, common, n_common, c0, c1, c2, d0, d1):
+    """The digits of ``c2`` that complete ``d0`` in ``c0`` and ``d1`` in ``c1`` to an allowed
+    combination (-1 if the two alone cover an excluder): an excluder left one digit by the
+    two refuses that digit in the third cell."""
+    used = 1 << d0 | 1 << d1
+    refused = 0
     for i in range(n_common):
-        if cands[common[i]] & ~used == 0:
-            return True
-    return False
+        rest = cands[common[i]] & ~used
+        if rest == 0:
+            return -1
+        if rest & (rest - 1) == 0:
+            refused |= rest
+    allowed = cands[c2] & ~refused
+    if board.sees[c0, c2]:
+        allowed &= ~(1 << d0)
+    if board.sees[c1, c2]:
+        allowed &= ~(1 << d1)
+    return allowed
 
 
 @compiled
@@ -648,26 +654,27 @@ def aligned_pairs(board, values, cands, scratch, out):
     for j in range(1, n):
         for i in range(j):
             pair[0], pair[1] = scratch.cells[i], scratch.cells[j]
-            if common_excluders(scratch, pair, 2) < 2:
+            if shared_excluders(scratch.excluder_set, pair[0], pair[1], pair[1]) < 2:
                 continue
             if exclusion_hint(board, cands, scratch, pair, 2, ALIGNED_PAIR, out):
                 return True
     return False
 
 
-@compiled
+@compiled(inline="always")
 def exclusion_hint(board, cands, scratch, cell_list, n_cells, code, out):
-    begin(out, code, 6.2 if n_cells == 2 else 7.5)
     n_common = common_excluders(scratch, cell_list, n_cells)
-    exclusion_removals(board, cands, scratch, cell_list, n_cells, n_common, out)
-    if not has_removals(out):
-        return False
+    removed = exclusion_removals(board, cands, scratch, cell_list, n_cells, n_common)
+    if removed[0] == 0 and removed[1] == 0 and removed[2] == 0:
+        return False  # most combinations of cells: out is left as it is
+    begin(out, code, 6.2 if n_cells == 2 else 7.5)
     for k in range(n_cells):
+        out.removals[cell_list[k]] = removed[k]
         add_cell(out, cell_list[k])
     return True
 
 
-@compiled
+@compiled(inline="always")
 def common_excluders(scratch, cell_list, n_cells):
     """The excluders of the first cell that all the others have, in its order, into
     ``scratch.more``; how many."""
@@ -677,12 +684,24 @@ def common_excluders(scratch, cell_list, n_cells):
         e = scratch.excluders[c0, i]
         shared = True
         for k in range(1, n_cells):
-            if not scratch.member[cell_list[k], e]:
+            if not is_excluder(scratch, cell_list[k], e):
                 shared = False
         if shared:
             scratch.more[n] = e
             n += 1
     return n
+
+
+@compiled(inline="always")
+def is_excluder(scratch, cell, other):
+    return (scratch.excluder_set[cell, other >> 6] >> (other & 63)) & 1
+
+
+@compiled(inline="always")
+def shared_excluders(sets, a, b, c):
+    """How many excluders the base cells a, b and c have in common."""
+    return popcount(sets[a, 0] & sets[b, 0] & sets[c, 0]) + popcount(sets[a, 1] & sets[b, 1]
+                                                                    & sets[c, 1])
 
 
 @compiled
@@ -699,6 +718,8 @@ def aligned_triplets(board, values, cands, scratch, out):
     for j in range(1, n):
         for i in range(j):
             triplet[0], triplet[1] = scratch.cells[i], scratch.cells[j]
+            if shared_excluders(scratch.excluder_set, triplet[0], triplet[1], triplet[1]) < 2:
+                continue  # a triplet's common excluders are among its first two cells'
             if triplet_from(board, cands, scratch, is_base, triplet, out):
                 return True
     return False
@@ -713,12 +734,12 @@ def triplet_from(board, cands, scratch, is_base, triplet, out):
             c2 = scratch.excluders[c0, k]
         else:
             c2 = scratch.excluders[c1, k - scratch.counts[c0]]
-            if scratch.member[c0, c2]:
+            if is_excluder(scratch, c0, c2):
                 continue  # already in the area
         if not is_base[c2] or c2 == c0 or c2 == c1:
             continue
         triplet[2] = c2
-        if common_excluders(scratch, triplet, 3) < 2:
+        if shared_excluders(scratch.excluder_set, c0, c1, c2) < 2:
             continue
         if exclusion_hint(board, cands, scratch, triplet, 3, ALIGNED_TRIPLET, out):
             return True
