@@ -42,6 +42,7 @@ class Board(NamedTuple):
     sees: np.ndarray  # (81, 81) bool
     inside: np.ndarray  # (27, 27) int32
     scan: np.ndarray  # (27,) int32
+    peers: np.ndarray  # (81, 2) int64: the cells each cell sees, a cell set: bit c & 63 of word c >> 6
 
 
 def board() -> Board:
@@ -58,7 +59,11 @@ def board() -> Board:
                             if c in se_grid.REGIONS[r2]) for r2 in range(27)]
                        for r1 in range(27)], dtype=np.int32)
     scan = np.array([*se_grid.BLOCK_IDS, *se_grid.COLUMN_IDS, *se_grid.ROW_IDS], dtype=np.int32)
-    return Board(regions, regions_of, index_in, house, sees, inside, scan)
+    peers = np.zeros((81, 2), dtype=np.int64)
+    for c in range(81):
+        for other in house[c]:
+            peers[c, other >> 6] |= np.int64(1) << np.int64(other & 63)
+    return Board(regions, regions_of, index_in, house, sees, inside, scan, peers)
 
 
 BOARD = board()

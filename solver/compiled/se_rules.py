@@ -239,7 +239,7 @@ LOCK_BASES = np.array([0, 0, 18, 9], dtype=np.int32)
 LOCK_COVERS = np.array([18, 9, 0, 0], dtype=np.int32)
 
 
-@compiled
+@compiled(inline="always")
 def locked(table, board, r1, r2, d):
     """Whether digit d has two or more places in r1, all where r1 meets r2."""
     pos = table[r1, d]
@@ -255,6 +255,12 @@ def locking_removals(board, cands, r1, r2, d, out):
         c = board.regions[r2, i]
         if board.regions_of[c, kind] != r1 and cands[c] & bit:
             out.removals[c] = bit
+
+
+@compiled(inline="always")
+def locking_removes(table, board, r1, r2, d):
+    """Whether the digit has a place in r2 outside r1."""
+    return (table[r2, d] & ~board.inside[r2, r1]) != 0
 
 
 @compiled
@@ -303,6 +309,8 @@ def locking_hints(board, cands, scratch, out, direct):
                     cell = direct_locking_single(board, table, r1, r2, d) if direct else -1
                     if direct and cell < 0:
                         continue
+                    if not direct and not locking_removes(table, board, r1, r2, d):
+                        continue  # most locked digits: no hint record written
                     pointing = r1 < 9
                     if direct:
                         begin(out, DIRECT_POINTING if pointing else DIRECT_CLAIMING,
@@ -312,8 +320,7 @@ def locking_hints(board, cands, scratch, out, direct):
                     locking_hint(board, cands, table, r1, r2, d, out)
                     if direct:
                         set_placement(out, cell, d)
-                    if direct or has_removals(out):
-                        return True
+                    return True
     return False
 
 
@@ -334,31 +341,46 @@ def intersections(board, values, cands, scratch, out):
 @compiled
 def generalized_intersections(board, cands, table, out):
     """Every place of a digit in a region (2 to 7) sees a cell outside it: that cell loses it."""
+    holders = np.empty((10, 2), np.int64)  # the cells of each digit, a cell set
+    for d in range(1, 10):
+        holders[d, 0], holders[d, 1] = cell_set(cands, 1 << d)
     for j in range(27):
         r = board.scan[j]
-        kind = r // 9
         for d in range(1, 10):
             pos = table[r, d]
             n = popcount(pos)
             if n < 2 or n > 7:
                 continue
+            seen0, seen1 = holders[d, 0], holders[d, 1]  # those every place sees
+            for i in range(9):
+                if (pos >> i) & 1:
+                    seen0 &= board.peers[board.regions[r, i], 0]
+                    seen1 &= board.peers[board.regions[r, i], 1]
+            if seen0 == 0 and seen1 == 0:
+                continue
             bit = 1 << d
             begin(out, GENERALIZED_INTERSECTION, 2.9)
             for o in range(81):
-                if not cands[o] & bit or board.regions_of[o, kind] == r:
-                    continue
-                seen = True
-                for i in range(9):
-                    if (pos >> i) & 1 and not board.sees[board.regions[r, i], o]:
-                        seen = False
-                if seen:
+                if ((seen0 if o < 64 else seen1) >> (o & 63)) & 1:
                     out.removals[o] = bit
-            if has_removals(out):
-                add_region_cells(out, board, r, pos)
-                add_digits(out, bit)
-                out.info[I_REGION] = r
-                return True
+            add_region_cells(out, board, r, pos)
+            add_digits(out, bit)
+            out.info[I_REGION] = r
+            return True
     return False
+
+
+@compiled(inline="always")
+def cell_set(cands, bit):
+    """The cells whose candidates hold ``bit``, as two words (cells 0-63, 64-80)."""
+    low = high = np.int64(0)
+    for c in range(81):
+        if cands[c] & bit:
+            if c < 64:
+                low |= np.int64(1) << c
+            else:
+                high |= np.int64(1) << (c - 64)
+    return low, high
 
 
 # -- subsets ---------------------------------------------------------------------------------------
