@@ -837,19 +837,17 @@ def search_loops(board, values, cands, scratch, start, out):
 @compiled
 def is_valid_loop(board, loop, size):
     """Every region the loop enters it enters once at an odd and once at an even step."""
-    odd = np.zeros(27, np.bool_)
-    even = np.zeros(27, np.bool_)
+    odd = even = 0  # region sets (27 bits)
     for i in range(size):
-        seen = odd if i % 2 else even
         for k in range(3):
-            r = board.regions_of[loop[i], k]
-            if seen[r]:
+            bit = 1 << board.regions_of[loop[i], k]
+            if (odd if i % 2 else even) & bit:
                 return False
-            seen[r] = True
-    for r in range(27):
-        if odd[r] != even[r]:
-            return False
-    return True
+            if i % 2:
+                odd |= bit
+            else:
+                even |= bit
+    return odd == even
 
 
 loop_difficulty = compiled(se_uniqueness.loop_difficulty)  # the reference's, compiled
