@@ -28,6 +28,8 @@ import numpy as np
 
 from solver.compiled import kernels_9x9
 from solver.compiled.kernels import (
+    add_to_set,
+    drop_from_set,
     lowest_bit_index,
     pick_cell,
     propagate,
@@ -432,21 +434,11 @@ def _swap_parts(where, a, b, links, sets, found):
             new = links[row] & ~part
             part |= new
             frontier |= new
-            _add(sets[found], where[a, row])
-            _add(sets[found], where[b, row])
+            add_to_set(sets[found], where[a, row])
+            add_to_set(sets[found], where[b, row])
         remaining &= ~part
         found += 1
     return found
-
-
-@compiled(inline="always")
-def _add(mask, cell):
-    mask[cell >> 6] |= np.uint64(1) << np.uint64(cell & 63)
-
-
-@compiled(inline="always")
-def _drop(mask, cell):
-    mask[cell >> 6] &= ~(np.uint64(1) << np.uint64(cell & 63))
 
 
 @compiled(inline="always")
@@ -566,9 +558,9 @@ def _set9(puzzle, work, cell, value, solution, tables):
         else:
             work.placed[unit] &= ~bit
     if value:
-        _add(work.given, cell)
+        add_to_set(work.given, cell)
     else:
-        _drop(work.given, cell)
+        drop_from_set(work.given, cell)
 
 
 @compiled

@@ -75,6 +75,23 @@ def lowest_bit_index(typingctx, x):
 
 
 @compiled(inline="always")
+def add_to_set(words, cell):
+    """Cell ``cell`` into a cell set: uint64 words, the cell's bit ``cell & 63`` of word
+    ``cell >> 6``."""
+    words[cell >> 6] |= np.uint64(1) << np.uint64(cell & 63)
+
+
+@compiled(inline="always")
+def drop_from_set(words, cell):
+    words[cell >> 6] &= ~(np.uint64(1) << np.uint64(cell & 63))
+
+
+@compiled(inline="always")
+def in_set(words, cell):
+    return (words[cell >> 6] >> np.uint64(cell & 63)) & np.uint64(1) != 0
+
+
+@compiled(inline="always")
 def single(x):
     """A mask of exactly one digit."""
     return x != 0 and (x & (x - 1)) == 0

@@ -42,7 +42,7 @@ class Board(NamedTuple):
     sees: np.ndarray  # (81, 81) bool
     inside: np.ndarray  # (27, 27) int32
     scan: np.ndarray  # (27,) int32
-    peers: np.ndarray  # (81, 2) int64: the cells each cell sees, a cell set: bit c & 63 of word c >> 6
+    peers: np.ndarray  # (81, 2) uint64: ``sees`` as cell sets (``kernels.add_to_set``'s)
 
 
 def board() -> Board:
@@ -59,11 +59,16 @@ def board() -> Board:
                             if c in se_grid.REGIONS[r2]) for r2 in range(27)]
                        for r1 in range(27)], dtype=np.int32)
     scan = np.array([*se_grid.BLOCK_IDS, *se_grid.COLUMN_IDS, *se_grid.ROW_IDS], dtype=np.int32)
-    peers = np.zeros((81, 2), dtype=np.int64)
-    for c in range(81):
-        for other in house[c]:
-            peers[c, other >> 6] |= np.int64(1) << np.int64(other & 63)
-    return Board(regions, regions_of, index_in, house, sees, inside, scan, peers)
+    return Board(regions, regions_of, index_in, house, sees, inside, scan, _cell_sets(sees))
+
+
+def _cell_sets(rows: np.ndarray) -> np.ndarray:
+    """Each row of a (n, 81) bool matrix as a cell set of two uint64 words."""
+    bits = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
+    sets = np.zeros((rows.shape[0], 2), dtype=np.uint64)
+    sets[:, 0] = np.bitwise_or.reduce(np.where(rows[:, :64], bits, np.uint64(0)), axis=1)
+    sets[:, 1] = np.bitwise_or.reduce(np.where(rows[:, 64:], bits[:17], np.uint64(0)), axis=1)
+    return sets
 
 
 BOARD = board()

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.compiled.kernels import popcount
+from solver.compiled.kernels import add_to_set, in_set, popcount
 from solver.compiled.se_board import empty_count, lowest, next_pattern, position_table, positions
 from solver.jit import compiled
 from solver.reference import se_grid, se_uniqueness
@@ -90,7 +90,7 @@ class Scratch(NamedTuple):
     in_loop: np.ndarray  # (81,) bool
     cells: np.ndarray  # (81,) int32: a list of cells (exclusion bases, BUG cells)
     more: np.ndarray  # (81,) int32: another (excluders, BUG common cells)
-    excluder_set: np.ndarray  # (81, 2) int64: each base cell's excluders, a set of cells
+    excluder_set: np.ndarray  # (81, 2) uint64: each base cell's excluders, a cell set
     excluders: np.ndarray  # (81, 20) int32: each base cell's excluders, house order
     counts: np.ndarray  # (81,) int32: how many excluders; the BUG values of each cell
     reduced: np.ndarray  # (81,) int32: BUG: the candidates without the BUG values
@@ -106,7 +106,7 @@ def hint_out() -> HintOut:
 def scratch() -> Scratch:
     return Scratch(np.zeros((27, 10), np.int32), np.zeros(82, np.int32),
                    np.zeros((82, 5), np.int32), np.zeros(81, np.bool_), np.zeros(81, np.int32),
-                   np.zeros(81, np.int32), np.zeros((81, 2), np.int64),
+                   np.zeros(81, np.int32), np.zeros((81, 2), np.uint64),
                    np.zeros((81, 20), np.int32), np.zeros(81, np.int32), np.zeros(81, np.int32),
                    np.zeros(2, np.int32), hint_out())
 
@@ -341,9 +341,11 @@ def intersections(board, values, cands, scratch, out):
 @compiled
 def generalized_intersections(board, cands, table, out):
     """Every place of a digit in a region (2 to 7) sees a cell outside it: that cell loses it."""
-    holders = np.empty((10, 2), np.int64)  # the cells of each digit, a cell set
-    for d in range(1, 10):
-        holders[d, 0], holders[d, 1] = cell_set(cands, 1 << d)
+    holders = np.zeros((10, 2), np.uint64)  # the cells of each digit, a cell set
+    for c in range(81):
+        for d in range(1, 10):
+            if (cands[c] >> d) & 1:
+                add_to_set(holders[d], c)
     for j in range(27):
         r = board.scan[j]
         for d in range(1, 10):
@@ -351,36 +353,25 @@ def generalized_intersections(board, cands, table, out):
             n = popcount(pos)
             if n < 2 or n > 7:
                 continue
-            seen0, seen1 = holders[d, 0], holders[d, 1]  # those every place sees
+            seen0, seen1 = holders[d, 0], holders[d, 1]  # the cells every place sees
             for i in range(9):
                 if (pos >> i) & 1:
                     seen0 &= board.peers[board.regions[r, i], 0]
                     seen1 &= board.peers[board.regions[r, i], 1]
             if seen0 == 0 and seen1 == 0:
                 continue
+            seen = holders[0]  # (no digit 0)
+            seen[0], seen[1] = seen0, seen1
             bit = 1 << d
             begin(out, GENERALIZED_INTERSECTION, 2.9)
             for o in range(81):
-                if ((seen0 if o < 64 else seen1) >> (o & 63)) & 1:
+                if in_set(seen, o):
                     out.removals[o] = bit
             add_region_cells(out, board, r, pos)
             add_digits(out, bit)
             out.info[I_REGION] = r
             return True
     return False
-
-
-@compiled(inline="always")
-def cell_set(cands, bit):
-    """The cells whose candidates hold ``bit``, as two words (cells 0-63, 64-80)."""
-    low = high = np.int64(0)
-    for c in range(81):
-        if cands[c] & bit:
-            if c < 64:
-                low |= np.int64(1) << c
-            else:
-                high |= np.int64(1) << (c - 64)
-    return low, high
 
 
 # -- subsets ---------------------------------------------------------------------------------------
@@ -614,20 +605,18 @@ def exclusion_bases(board, cands, scratch, largest):
             scratch.cells[n] = cell
             n += 1
             scratch.counts[cell] = count
-            scratch.excluder_set[cell, 0] = scratch.excluder_set[cell, 1] = 0
+            scratch.excluder_set[cell, :] = 0
             for i in range(count):
-                e = scratch.excluders[cell, i]
-                scratch.excluder_set[cell, e >> 6] |= np.int64(1) << (e & 63)
+                add_to_set(scratch.excluder_set[cell], scratch.excluders[cell, i])
     return n
 
 
 @compiled(inline="always")
 def exclusion_removals(board, cands, scratch, cell_list, n_cells, n_common):
-    """The candidates of the cells (2 or 3) that no allowed combination uses, each cell's (0
-    for a third cell of a pair): a
-    combination is refused if two cells that see each other get one digit, or if it covers
-    every candidate of a common excluder (``scratch.more[:n_common]``). The third cell's digits
-    are taken all at once for each digit of the first two."""
+    """The candidates of each of the cells (2 or 3; 0 for a pair's third) that no allowed
+    combination uses: a combination is refused if two cells that see each other get one digit,
+    or if it covers every candidate of a common excluder (``scratch.more[:n_common]``). The
+    third cell's digits are taken at once for each digit of the first two."""
     c0, c1 = cell_list[0], cell_list[1]
     c2 = cell_list[2] if n_cells == 3 else c0
     a0 = a1 = a2 = 0
@@ -706,17 +695,12 @@ def common_excluders(scratch, cell_list, n_cells):
         e = scratch.excluders[c0, i]
         shared = True
         for k in range(1, n_cells):
-            if not is_excluder(scratch, cell_list[k], e):
+            if not in_set(scratch.excluder_set[cell_list[k]], e):
                 shared = False
         if shared:
             scratch.more[n] = e
             n += 1
     return n
-
-
-@compiled(inline="always")
-def is_excluder(scratch, cell, other):
-    return (scratch.excluder_set[cell, other >> 6] >> (other & 63)) & 1
 
 
 @compiled(inline="always")
@@ -756,7 +740,7 @@ def triplet_from(board, cands, scratch, is_base, triplet, out):
             c2 = scratch.excluders[c0, k]
         else:
             c2 = scratch.excluders[c1, k - scratch.counts[c0]]
-            if is_excluder(scratch, c0, c2):
+            if in_set(scratch.excluder_set[c0], c2):
                 continue  # already in the area
         if not is_base[c2] or c2 == c0 or c2 == c1:
             continue
