@@ -29,6 +29,7 @@ import numpy as np
 from solver.compiled import kernels_9x9
 from solver.compiled.kernels import (
     add_to_set,
+    copy,
     drop_from_set,
     lowest_bit_index,
     pick_cell,
@@ -147,7 +148,7 @@ def _enter_child(stack, untried, chosen, depth, bit):
     ``depth`` with the cell fixed to it. Returns the cell."""
     untried[depth] = np.int64(untried[depth]) & ~bit
     cell = chosen[depth]
-    stack[depth + 1, :] = stack[depth, :]
+    copy(stack[depth + 1], stack[depth])
     stack[depth + 1, cell] = bit
     return cell
 

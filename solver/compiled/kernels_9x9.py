@@ -141,6 +141,14 @@ def propagate_fixpoint(matrix, queue, tail, dirty, hidden_singles, tables):
 
 
 @compiled(inline="always")
+def copy_matrix(target, source):
+    """target[:] = source for a 9 x 9 matrix, without the shape check whose error message
+    numba compiles slowly (seconds of each first compile)."""
+    for cell in range(81):
+        target[cell] = source[cell]
+
+
+@compiled(inline="always")
 def seed_root(grid, matrix, blanks, tables):
     """``fix prune (choices grid)`` for the root, by sweeps over the blank cells; returns the
     number of cells it leaves open, or -1 when the root is blocked.

@@ -39,6 +39,7 @@ from solver.compiled.kernels_9x9 import (
     QUEUE_LENGTH,
     STACK_DEPTH,
     BitTables,
+    copy_matrix,
     pick_cell,
     propagate_fixpoint,
     seed_root,
@@ -118,13 +119,6 @@ def _singles(matrix, queue, tail, dirty, tables):
     """Naked and hidden singles to their fixpoint from the singletons ``queue[:tail]`` and the
     ``dirty`` units; returns blocked."""
     return propagate_fixpoint(matrix, queue, tail, dirty, True, tables)
-
-
-@compiled(inline="always")
-def _copy(target, source):
-    """target[:] = source, without the shape check whose error message numba compiles slowly."""
-    for cell in range(81):
-        target[cell] = source[cell]
 
 
 @compiled
@@ -563,7 +557,7 @@ def _backdoor_size(grid, solution, work, tables):
     n = 0
     for cell in range(81):
         if not _is_fixed(start, cell, tables):
-            _copy(with_one[n], start)
+            copy_matrix(with_one[n], start)
             if not _fill_in(with_one[n], cell, solution, queue, tables):
                 if _complete(with_one[n], tables):
                     return 1
@@ -579,7 +573,7 @@ def _backdoor_size(grid, solution, work, tables):
                 second = candidates[order[b]]
                 if _is_fixed(with_one[order[a]], second, tables):
                     continue
-                _copy(with_two, with_one[order[a]])
+                copy_matrix(with_two, with_one[order[a]])
                 if _fill_in(with_two, second, solution, queue, tables):
                     continue
                 if size == 2:
@@ -590,7 +584,7 @@ def _backdoor_size(grid, solution, work, tables):
                     third = candidates[order[c]]
                     if _is_fixed(with_two, third, tables):
                         continue
-                    _copy(with_three, with_two)
+                    copy_matrix(with_three, with_two)
                     if _fill_in(with_three, third, solution, queue, tables):
                         continue
                     if _complete(with_three, tables):

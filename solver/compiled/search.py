@@ -28,6 +28,7 @@ import numpy as np
 from solver.compiled import search_9x9
 from solver.compiled.kernels import (
     contradictory,
+    copy,
     lowest_bit_index,
     now_ns,
     pick_cell,
@@ -114,7 +115,7 @@ def search(grid, work, solution, limits, tables):
         bit = rest & -rest
         untried[depth] = rest & ~bit
         cell = chosen[depth]
-        stack[depth + 1, :] = stack[depth, :]
+        copy(stack[depth + 1], stack[depth])
         stack[depth + 1, cell] = bit
         depth += 1
         seed = cell

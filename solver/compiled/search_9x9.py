@@ -34,6 +34,7 @@ from solver.compiled.kernels_9x9 import (
     BIT_TABLES,
     QUEUE_LENGTH,
     STACK_DEPTH,
+    copy_matrix,
     pick_cell,
     propagate_fixpoint,
     seed_root,
@@ -211,7 +212,7 @@ def _search(grid, work, solution, limits, tables):
         bit = rest & -rest
         untried[depth] = rest & ~bit
         cell = chosen[depth]
-        stack[depth + 1, :] = stack[depth, :]
+        copy_matrix(stack[depth + 1], stack[depth])
         stack[depth + 1, cell] = bit
         depth += 1
         seed = cell
