@@ -34,11 +34,12 @@ after every change, mostly on what did not change); a trial stops at its first
 contradiction; only open candidates are tried; and a trial
 whose closure is not blocked tells that every digit it fixes is not blocked either
 (monotonicity: that closure lies within the matrix with such a cell set), so those trials are
-skipped until the matrix changes. T2 adds three (``_before_t2``): a search from its matrix
-first, which answers `search` at once when it finds no solution or two (every closure holds
-every solution), and otherwise skips T2's trials of the solution's digits, which never block;
-and each candidate's closure of singles (its image, ``take_images``), which blocks at once
-every trial inside T2's that it leaves a cell empty. And T1 does not run on the puzzle's matrix
+skipped until the matrix changes. The trials add three. Before T1, a search from the
+puzzle's matrix (``_one_solution``) answers `search` at once when it finds no solution or two
+(every closure holds every solution); otherwise T1 and T2 skip the trials of the solution's
+digits in the puzzle's matrix, which never block. Each candidate's closure of singles (its
+image, ``take_images``) blocks at once every trial inside T2's that it leaves a cell empty.
+And T1 does not run on the puzzle's matrix
 at the rung T2: a T1 trial that blocks is the first step of T2's trial of the same digit, which
 blocks there too, so the closure is the same without the T1 passes, which find nothing on a
 hard puzzle (every candidate's closure of singles, taken again after each T2 elimination).
@@ -55,7 +56,7 @@ compiled lazily, with ``solver.jit``'s on-disk cache.
 Which functions are inlined (``inline="always"``) is chosen for the time to compile: numba links
 every compiled function's callees into its own module and optimizes them again there, so each
 level of calls compiles the code below it once more. The steps with one caller on the way down
-(``_grade``, ``_close_rung``, ``_before_t2``, ``_singles_closure_blocked``, ``stuck``,
+(``_grade``, ``_close_rung``, ``_one_solution``, ``_singles_closure_blocked``, ``stuck``,
 ``_crowded``) are inlined: the grade compiles in about 0.77 of the time, and runs faster too
 (BENCHMARKS). Inlining the other single-caller passes as well made ``_grade_batch`` one function
 too large for LLVM: slower to compile than before.
@@ -283,7 +284,7 @@ def _grade(grid, matrix, work, trials, tables, limit):
 @compiled(inline="always")
 def _close_rung(matrix, rung, work, trials, tables):
     """Carry ``matrix`` from the closure of the rung below to the closure of ``rung``; returns
-    True when no closure can complete from here: blocked, or (``_before_t2``) the matrix holds
+    True when no closure can complete from here: blocked, or (``_one_solution``) the matrix holds
     no solution or several. Cheap rules first: a rule runs only when the ones before it change
     nothing, and whatever it removes is propagated by singles before anything else runs."""
     while True:
@@ -295,13 +296,15 @@ def _close_rung(matrix, rung, work, trials, tables):
             blocked, changed = fish_pass(matrix, tables, trials)
         if not blocked and not changed and rung >= WINGS:
             changed = wings_pass(matrix, tables)
+        if not blocked and not changed and rung >= TRIAL and not _one_solution(matrix, work,
+                                                                               tables, trials):
+            return True
         if not blocked and not changed and rung == TRIAL:  # T2 finds what T1 finds: not above
             trials.stamp[1] = 1  # its closures are kept as images
             blocked, changed = t1_pass(matrix, work, tables, trials)
             trials.stamp[1] = 0
         if not blocked and not changed and rung >= TRIAL2:
-            if not _before_t2(matrix, work, tables, trials):
-                return True
+            take_images(matrix, work, tables, trials)
             blocked, changed = t2_pass(matrix, work, tables, trials)
         if blocked:
             return True
@@ -737,30 +740,32 @@ def _trials_pass(matrix, depth, blocked_by_trial, work, tables, trials):
 
 @compiled(inline="always")
 def _forget(known, depth, trials):
-    """Nothing known of the trials of a matrix that changed, but that T2's of a solution's
-    digits do not block (``_before_t2``)."""
-    solved = depth == 2 and trials.solution[0] > 0
+    """Nothing known of the trials of a matrix that changed, but that the trials of a solution's
+    digits in the puzzle's matrix do not block (``_one_solution``): T2's, and T1's while it
+    runs on the puzzle's matrix (``Trials.stamp``)."""
+    solved = (depth == 2 or trials.stamp[1] == 1) and trials.solution[0] > 0
     for cell in range(known.shape[0]):
         known[cell] = trials.solution[cell] if solved else 0
 
 
 @compiled(inline="always")
-def _before_t2(matrix, work, tables, trials):
-    """What a T2 pass of ``matrix`` (the puzzle's, at the fixpoint of every other rule) starts
-    from: the images of its candidates (``take_images``), and, the first time, its solutions;
-    returns False when it holds none or several, and so no rung solves the puzzle (a
-    complete unblocked closure is its only solution: SPEC 5.1).
+def _one_solution(matrix, work, tables, trials):
+    """Whether ``matrix`` (the puzzle's, at the fixpoint of the rules below T1) holds one
+    solution, looked for the first time only (into ``trials.solution``); when it holds none
+    or several, no rung solves the puzzle (a complete unblocked closure is its only solution:
+    SPEC 5.1).
 
     That is how most puzzles beyond T2 are known at once: a closure holds every solution, so
-    two of them keep it open, and T2 would otherwise run to exhaustion to say so. And T2's
-    trial of a solution's digit never blocks (its closure holds that solution), and it is the
-    dearest kind of trial: T1 runs to its fixpoint there, where a trial that blocks mostly
-    stops early. So the solution's digits are known not to block at every T2 pass of the
-    puzzle (``_forget``): the matrix only loses digits no solution has. The search starts
-    from ``matrix``, where the rules below T2 left little open: a few nodes."""
-    if trials.solution[0] < 0 and _solutions(matrix, work, tables, trials.solution) != 1:
-        return False
-    take_images(matrix, work, tables, trials)
+    two of them keep it open, and T2 would otherwise run to exhaustion to say so; and puzzles
+    of several solutions skip T1 too. And a trial of a solution's digit in the puzzle's matrix
+    never blocks (its closure holds that solution, and a matrix holding a solution is not
+    blocked), so those are known not to block at every T1 and T2 pass of the puzzle's matrix
+    (``_forget``): the matrix only loses digits no solution has. T2's are its dearest trials
+    (T1 runs to its fixpoint there, where a trial that blocks mostly stops early), and T1's are
+    a third of its trials. The search starts from ``matrix``, where the rules below T1 left
+    little open: a few nodes."""
+    if trials.solution[0] < 0:
+        return _solutions(matrix, work, tables, trials.solution) == 1
     return True
 
 
