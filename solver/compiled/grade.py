@@ -43,14 +43,14 @@ And T1 does not run on the puzzle's matrix
 at the rung T2: a T1 trial that blocks is the first step of T2's trial of the same digit, which
 blocks there too, so the closure is the same without the T1 passes, which find nothing on a
 hard puzzle (every candidate's closure of singles, taken again after each T2 elimination).
-Before each T1 pass of the puzzle's matrix, each unit's perfect matching (``match_units``):
-a trial's closure crowds only the units where an open cell lost its matched digit, so only
-those are scanned (about half of the units a trial touches; the rung `trial` in 0.8 of its
-time on forum_hardest_1905).
 The last T1 pass below T2 keeps its closures as the images (T2 starts on that pass's matrix),
 and a T2 trial starts from its candidate's image when the matrix has not changed since.
 On forum_hardest_1905 a puzzle took some 1,100 closures of singles, 430 of them these
-repeats: the grade there runs in about 0.7 of the time it took (BENCHMARKS).
+repeats: the grade there runs in about 0.7 of the time it took (BENCHMARKS). Last, before
+each T1 pass of the puzzle's matrix, every unit's perfect matching (``match_units``): a
+trial's closure can crowd only the units where an open cell lost its matched digit, so only
+those are scanned (about half of the units a trial touches; the rung `trial` in 0.8 of its
+time on forum_hardest_1905).
 
 One implementation serves every box size, 9 x 9 included: on the old four rungs a 9 x 9
 kernel of ``uint16`` masks graded about twice as fast (33,000 against 17,000 top1465 puzzles/s),
@@ -304,7 +304,7 @@ def _close_rung(matrix, rung, work, trials, tables):
                                                                                tables, trials):
             return True
         if not blocked and not changed and rung == TRIAL:  # T2 finds what T1 finds: not above
-            trials.stamp[1] = 1  # its closures are kept as images
+            trials.stamp[1] = 1  # its closures are kept as images, its units' matchings used
             match_units(matrix, tables, trials)
             blocked, changed = t1_pass(matrix, work, tables, trials)
             trials.stamp[1] = 0
@@ -510,8 +510,7 @@ class Trials(NamedTuple):
     known: np.ndarray  # (2, C) int32: per depth, the digits whose trial is known not to block
     images: np.ndarray  # (C * N, C) int32: per candidate (cell * N + digit), its image
     imaged: np.ndarray  # (C * N,) int64: the stamp of the matrix each image is of, 0 none
-    stamp: np.ndarray  # (3,) int64: the puzzle's matrix's stamp, 1 while T1 images it, 1 when
-    #                    ``matched`` holds a matching of it
+    stamp: np.ndarray  # (2,) int64: the puzzle's matrix's stamp, and 1 while T1 runs on it
     matched: np.ndarray  # (C, 3) int64: per cell, the digit (bit) matched to it in each of its units
     broken: np.ndarray  # (3N,) uint8: the units where a trial took a cell's matched digit
     solution: np.ndarray  # (C,) int32: a solution's masks; [0] = -1 not looked for, 0 none
@@ -533,7 +532,7 @@ class Trials(NamedTuple):
 def trial_arrays(cells, n):
     return Trials(np.empty((2, cells), np.int32), np.empty((2, cells), np.int32),
                   np.empty((cells * n, cells), np.int32), np.zeros(cells * n, np.int64),
-                  np.zeros(3, np.int64), np.zeros((cells, 3), np.int64), np.zeros(3 * n, np.uint8),
+                  np.zeros(2, np.int64), np.zeros((cells, 3), np.int64), np.zeros(3 * n, np.uint8),
                   np.full(cells, -1, np.int32),
                   np.empty(n, np.int64), np.empty(n, np.int64), np.empty(4, np.int64),
                   np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64),
@@ -563,7 +562,7 @@ def stuck(matrix, start, tables, trials):
             touched[unit_of[cell, 0]] = 1
             touched[unit_of[cell, 1]] = 1
             touched[unit_of[cell, 2]] = 1
-    matched = trials.stamp[1] == 1 and trials.stamp[2] == 1  # T1 on the puzzle's matrix
+    matched = trials.stamp[1] == 1  # T1 on the puzzle's matrix: ``match_units`` of it
     if matched:
         _broken_units(matrix, unit_of, trials)
     for unit in range(units.shape[0]):
@@ -575,28 +574,18 @@ def stuck(matrix, start, tables, trials):
 
 @compiled
 def match_units(matrix, tables, trials):
-    """A perfect matching of each unit of ``matrix`` (not blocked, so every unit has one), as
-    the digit matched to each open cell in each of its units (``trials.matched``). A trial's
-    closure of a matrix within ``matrix`` whose open cells of a unit all keep their matched
-    digits is not crowded there: those digits are a matching of them (``_broken_units``)."""
+    """A perfect matching of each unit of ``matrix`` (``_perfect_matching``), as the digit
+    matched to each cell in each of its units (``trials.matched``). A trial's closure of a
+    matrix within ``matrix`` whose open cells of a unit all keep their matched digits is not
+    crowded there: those digits are a matching of them (``_broken_units``). ``matrix`` is not
+    blocked, so every unit has one; a unit without one would get no digits, and so be checked
+    in full after every trial."""
     units, n = tables.units, tables.size
-    owner, match, cells = trials.owner, trials.match, trials.open_cells
-    trials.stamp[2] = 0
     for unit in range(units.shape[0]):
-        m = 0
+        found = _perfect_matching(matrix, units[unit], trials.match, trials.owner)
         for k in range(n):
-            if not single(np.int64(matrix[units[unit, k]])):
-                cells[m] = units[unit, k]
-                m += 1
-        for d in range(n):
-            owner[d] = -1
-        for i in range(m):
-            match[i] = -1
-            if not _augment(matrix, cells, i, match, owner, np.int64(0)):
-                return
-        for i in range(m):
-            trials.matched[cells[i], unit // n] = np.int64(1) << match[i]
-    trials.stamp[2] = 1
+            digit = np.int64(1) << trials.match[k] if found else np.int64(0)
+            trials.matched[units[unit, k], unit // n] = digit
 
 
 @compiled(inline="always")
