@@ -31,11 +31,13 @@ from pipeline.provenance import InputEntry, RunRecord
 from pipeline.read import (
     InputChanged,
     InputFile,
+    batch_rows_for,
     estimated_rows,
     file_digest,
     find_inputs,
     inspect_input,
     read_batches,
+    worker_batches,
 )
 from pipeline.resume import (
     BY_INPUT_LIMIT,
@@ -194,7 +196,7 @@ def make_plan(inputs: Sequence[str | os.PathLike], output: str | os.PathLike,
     output = storage.location(output)
     _check_not_inside(sources, output)
     input_schema = _unified_schema(sources)
-    digests = [file_digest(source.path) for source in sources]
+    digests = [file_digest(source.path, count_lines=source.rows is None) for source in sources]
     entries = [InputEntry(s.path, s.format, s.size, digest)
                for s, (digest, _) in zip(sources, digests, strict=True)]
     estimates = [estimated_rows(source, lines)
@@ -238,15 +240,18 @@ def auto_batch_rows(source: InputFile, settings: Settings, rows: int | None,
     input's batch size never makes a hard input's batches minutes long), and at least
     ``BATCHES_PER_WORKER`` batches a worker over the run's ``total`` rows, so every worker is
     busy from the start and a stop loses little; between ``MIN_AUTO_BATCH`` and
-    ``MAX_AUTO_BATCH`` rows. An input of ``rows`` that one batch holds is not measured. Each
-    part records its rows: a continued run keeps the batches an input started with."""
+    ``MAX_AUTO_BATCH`` rows, then rounded to whole row groups of a Parquet file where they are
+    near that (``batch_rows_for``: its workers then read their own rows, each decoding only
+    them). An input of ``rows`` that one batch holds is not measured. Each part records its
+    rows: a continued run keeps the batches an input started with."""
     if rows is not None and rows <= MIN_AUTO_BATCH:
         return MIN_AUTO_BATCH
     by_time = AUTO_BATCH_SECONDS / max(_pilot(source, settings), 1e-9)
     by_spread = MAX_AUTO_BATCH  # a compressed file's rows are not known before it is read
     if total is not None:
         by_spread = -(-max(total, 1) // (BATCHES_PER_WORKER * settings.workers))
-    return int(min(max(min(by_time, by_spread), MIN_AUTO_BATCH), MAX_AUTO_BATCH))
+    return batch_rows_for(source, int(min(max(min(by_time, by_spread), MIN_AUTO_BATCH),
+                                          MAX_AUTO_BATCH)))
 
 
 def _pilot(source: InputFile, settings: Settings) -> float:
@@ -362,16 +367,27 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
     result = Dispatched(parts={}, tally=tally, rows_read=[0] * len(plan.sources))
     bar = _progress_bar(plan.estimate, bool(progress))
 
+    def batches(file_index: int, source: InputFile) -> Iterator[tuple[PartInfo, pa.Table | None]]:
+        """Each batch of an input: its part's info, and its rows (None: its worker reads them)."""
+        size = plan.batch_rows(file_index)
+        ranges = worker_batches(source, size) if engine.workers_read_inputs else None
+        if ranges is not None:
+            for batch_index, (first, rows) in enumerate(ranges):
+                yield PartInfo(source.path, file_index, batch_index, first, rows,
+                               batch_index == len(ranges) - 1), None
+            return
+        # The reader checks, at the input's end, that it read what the plan hashed.
+        expected = out.run.inputs[file_index].sha256
+        first = 0
+        read = with_last(read_batches(source, size, expected_sha256=expected))
+        for batch_index, (batch, last) in enumerate(read):
+            yield PartInfo(source.path, file_index, batch_index, first, batch.num_rows, last), batch
+            first += batch.num_rows
+
     def units() -> Iterator[Unit]:
         for file_index, source in enumerate(plan.sources):
-            # The reader checks, at the input's end, that it read what the plan hashed.
-            expected = out.run.inputs[file_index].sha256
-            size = plan.batch_rows(file_index)
-            batches = with_last(read_batches(source, size, expected_sha256=expected))
-            for batch_index, (batch, last) in enumerate(batches):
-                info = PartInfo(source.path, file_index, batch_index,
-                                result.rows_read[file_index], batch.num_rows, last)
-                result.rows_read[file_index] += batch.num_rows
+            for info, batch in batches(file_index, source):
+                result.rows_read[file_index] += info.rows
                 kept = done.pop(info.key, None)
                 if kept is not None and kept == info:
                     result.parts[info.key] = kept
@@ -380,7 +396,7 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
                     continue
                 yield Unit(
                     part=info,
-                    batch=to_ipc(batch),
+                    batch=None if batch is None else to_ipc(batch),
                     puzzle_column=source.puzzle_column,
                     solution_column=source.solution_column,
                     schema=plan.schema,
@@ -388,6 +404,7 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
                     record=out.run.part_record(file_index),
                     compression=plan.compression,
                     path=out.path(info.name),
+                    source=None if batch is not None else source,
                 )
         bar.total = sum(result.rows_read)  # the estimate becomes exact once everything is read
         bar.refresh()

@@ -21,6 +21,7 @@ from pipeline.arrow import ascii_grid, byte_lengths, text_array
 from pipeline.columns import Solved, normal_bytes, result_arrays
 from pipeline.part import Footer, PartInfo, write_part
 from pipeline.provenance import installed
+from pipeline.read import InputFile, read_range
 from pipeline.stats import Stats
 from solver.grid import boxsize_of, length_error
 from solver.options import SolveOptions
@@ -33,14 +34,16 @@ class Unit:
     """One batch of work, as plain data that pickles small.
 
     ``part`` says which rows these are; ``batch`` is the rows as an Arrow IPC stream (a pickled
-    Arrow slice would drag its whole parent buffer along); ``schema`` is the output schema,
+    Arrow slice would drag its whole parent buffer along), or None when the worker reads them
+    itself from ``source`` (a Parquet file: ``pipeline.read.worker_batches``), sparing the
+    run's process the reading and the hand-over; ``schema`` is the output schema,
     metadata included; ``options`` are how the solver solves them (the run's settings);
     ``record`` is what the part's footer says of its run (``RunRecord.part_record``);
     ``path`` is where the part goes.
     """
 
     part: PartInfo
-    batch: bytes
+    batch: bytes | None
     puzzle_column: str
     solution_column: str | None
     schema: pa.Schema
@@ -48,10 +51,18 @@ class Unit:
     record: dict[str, Any]
     compression: str
     path: str
+    source: InputFile | None = None
 
     @property
     def rows(self) -> int:
         return self.part.rows
+
+    def table(self) -> pa.Table:
+        """The unit's input rows."""
+        if self.batch is not None:
+            return pa.ipc.open_stream(self.batch).read_all()
+        assert self.source is not None
+        return read_range(self.source, self.part.first_row, self.part.rows)
 
     def holds(self, footer: Footer, stats: Stats) -> bool:
         """Whether a part whose footer reads ``footer``, of a unit that returned ``stats``,
@@ -70,8 +81,7 @@ def to_ipc(table: pa.Table) -> bytes:
 def solve_part(unit: Unit) -> Stats:
     """Solve one batch, write it as one Parquet part (atomically), return its stats."""
     started = time.perf_counter()
-    table = pa.ipc.open_stream(unit.batch).read_all()
-    output = solve_table(table, schema=unit.schema, puzzle_column=unit.puzzle_column,
+    output = solve_table(unit.table(), schema=unit.schema, puzzle_column=unit.puzzle_column,
                          solution_column=unit.solution_column, options=unit.options,
                          source=unit.part.source, first_row=unit.part.first_row)
     write_part(

@@ -77,6 +77,9 @@ class Engine(abc.ABC):
     """Runs units of work on ``workers`` workers (see the module docstring for the contract)."""
 
     name = "engine"
+    # Whether its workers see this machine's files, so that they can read their own rows of a
+    # local input (``pipeline.work.Unit.source``) instead of being sent them.
+    workers_read_inputs = False
 
     def __init__(self, *, workers: int, function: UnitFunction):
         self.workers = max(workers, 1)

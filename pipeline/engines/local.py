@@ -71,6 +71,7 @@ class LocalEngine(Engine):
     silent for ``stall_seconds`` is killed."""
 
     name = "local"
+    workers_read_inputs = True
 
     def __init__(self, *, workers: int, function: UnitFunction,
                  stall_seconds: float = STALL_SECONDS):

@@ -33,12 +33,19 @@ from pipeline.read.inputs import (
     conform,
     rebatch,
 )
-from pipeline.read.parquet_files import ParquetReader
+from pipeline.read.parquet_files import (
+    ParquetReader,
+    aligned_batch_rows,
+    read_rows,
+    row_group_rows,
+    worker_ranges,
+)
 from pipeline.read.text_files import TextReader
 from pipeline.text import escaped
 
-__all__ = ["InputChanged", "InputFile", "Layout", "column_layout", "conform", "estimated_rows",
-           "file_digest", "find_inputs", "inspect_input", "read_batches", "reader_of", "rebatch"]
+__all__ = ["InputChanged", "InputFile", "Layout", "batch_rows_for", "column_layout", "conform",
+           "estimated_rows", "file_digest", "find_inputs", "inspect_input", "read_batches",
+           "read_range", "reader_of", "rebatch", "worker_batches"]
 
 READERS: tuple[Reader, ...] = (CsvReader(), ParquetReader(), TextReader())
 SUFFIXES = tuple(suffix for reader in READERS for suffix in reader.suffixes)
@@ -146,14 +153,43 @@ def read_batches(
     yield from rebatch(_read_errors_as_pipeline_errors(source, batches), batch_size)
 
 
+def worker_batches(source: InputFile, batch_rows: int) -> list[tuple[int, int]] | None:
+    """The batches of ``source``, ``batch_rows`` rows each, as (first row, rows), for workers
+    that read their own rows (``read_range``); None when this process must read them
+    (``read_batches``): a text or CSV file is one stream, and a Parquet file whose row groups
+    are large against the batches would be decoded many times over."""
+    if source.format != ParquetReader.name:
+        return None
+    return worker_ranges(row_group_rows(source), batch_rows)
+
+
+def read_range(source: InputFile, first: int, rows: int) -> pa.Table:
+    """Rows ``first`` .. ``first + rows - 1`` of ``source`` (a batch of ``worker_batches``),
+    with columns named and typed as ``source.schema``; checked as ``read_batches`` checks."""
+    def batches() -> Iterator[pa.RecordBatch]:
+        yield from read_rows(source, first, rows).to_batches()
+
+    typed = (as_schema(batch, source.schema) for batch in batches())
+    return pa.Table.from_batches(list(_read_errors_as_pipeline_errors(source, typed)),
+                                 schema=source.schema)
+
+
+def batch_rows_for(source: InputFile, rows: int) -> int:
+    """``rows`` per batch, or near it where the file's layout makes another number better:
+    whole row groups of a Parquet file (see ``aligned_batch_rows``)."""
+    if source.format != ParquetReader.name:
+        return rows
+    return aligned_batch_rows(row_group_rows(source), rows)
+
+
 def estimated_rows(source: InputFile, newlines: int) -> int | None:
     """Rows to expect of ``source``, for the progress bar (None when it cannot tell)."""
     return reader_of(source.path).estimated_rows(source, newlines)
 
 
-def file_digest(path: str | os.PathLike) -> tuple[str, int]:
+def file_digest(path: str | os.PathLike, *, count_lines: bool = True) -> tuple[str, int]:
     """The SHA-256 of a file's bytes, and the number of line breaks in it (an estimate of
-    its rows for progress reporting)."""
+    its rows for progress reporting; 0 unless ``count_lines``: a Parquet file says its rows)."""
     path = storage.location(path)
     digest = hashlib.sha256()
     newlines = 0
@@ -161,7 +197,8 @@ def file_digest(path: str | os.PathLike) -> tuple[str, int]:
         with storage.open_read(path) as file:
             while chunk := file.read(READ_BYTES):
                 digest.update(chunk)
-                newlines += chunk.count(b"\n")
+                if count_lines:
+                    newlines += chunk.count(b"\n")
     except OSError as err:
         raise PipelineError(f"cannot read {escaped(path)}: {err.strerror or err}") from None
     return digest.hexdigest(), newlines

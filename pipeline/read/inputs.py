@@ -43,6 +43,10 @@ class InputChanged(PipelineError):
             "with --overwrite"
         )
         self.path = path
+        self.how = how
+
+    def __reduce__(self):  # raised in a worker, it comes back to the run's process whole
+        return InputChanged, (self.path, self.how)
 
 
 @dataclass(frozen=True)

@@ -189,3 +189,26 @@ def test_a_run_whose_input_is_cut_short_stops_with_input_changed(tmp_path, small
                       progress=False)
     assert_input_changed(caught.value, path, "bytes")
     assert not (out / SUMMARY_FILE).exists()
+
+
+def solve_part_rewriting_its_parquet_input(unit):
+    """``solve_part``, writing the Parquet input again on the second batch, before its worker
+    reads it."""
+    if unit.part.batch_index == 1:
+        pq.write_table(pa.table({"puzzle": [EASY] * 10}), unit.part.source)
+    return solve_part(unit)
+
+
+def test_a_parquet_input_rewritten_while_workers_read_it_stops_with_input_changed(tmp_path):
+    """Workers that read their own rows check the file after reading, as the run's reader
+    does; the parts already written from it are deleted."""
+    path = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"puzzle": [EASY] * 400}), path, row_group_size=50)
+    out = tmp_path / "out"
+    engine = LocalEngine(workers=1, function=solve_part_rewriting_its_parquet_input)
+    with pytest.raises(PipelineError) as caught:
+        solve_dataset([path], out, load_settings(workers=1, batch_size=50), engine=engine,
+                      progress=False)
+    assert_input_changed(caught.value, path, "")
+    assert not (out / SUMMARY_FILE).exists()
+    assert not list(out.glob("part-*.parquet"))

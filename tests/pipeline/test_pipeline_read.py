@@ -15,7 +15,15 @@ from hypothesis import strategies as st
 
 from pipeline.columns import RESULT_NAMES
 from pipeline.errors import PipelineError
-from pipeline.read import file_digest, find_inputs, inspect_input, read_batches, rebatch
+from pipeline.read import (
+    file_digest,
+    find_inputs,
+    inspect_input,
+    read_batches,
+    read_range,
+    rebatch,
+)
+from pipeline.read.parquet_files import aligned_batch_rows, worker_ranges
 
 
 def rows_of(path: Path, batch_size: int = 1000, **options) -> list:
@@ -209,3 +217,33 @@ def test_a_parquet_file_is_read_a_row_group_at_a_time(tmp_path):
         held.append(pa.total_allocated_bytes() - before)
         del batch
     assert max(held) < path.stat().st_size / 4, (max(held), path.stat().st_size)
+
+
+def test_batches_a_worker_reads_itself_decode_little_more_than_their_rows():
+    groups = [100] * 40
+    assert worker_ranges(groups, 100) == [(first, 100) for first in range(0, 4_000, 100)]
+    assert worker_ranges(groups, 250)[-1] == (3_750, 250)  # 300 rows decoded for 250
+    assert worker_ranges([100] * 5 + [37], 200) == [(0, 200), (200, 200), (400, 137)]
+    assert worker_ranges(groups, 30) is None  # each batch decodes one or two groups of 100
+    assert worker_ranges([1_000_000], 50_000) is None  # the whole file for every batch
+
+
+def test_batch_rows_round_to_whole_row_groups_near_them():
+    assert aligned_batch_rows([100_000] * 100, 50_000) == 100_000
+    assert aligned_batch_rows([100_000] * 100, 160_000) == 200_000
+    assert aligned_batch_rows([100] * 5 + [37], 230) == 200
+    assert aligned_batch_rows([1_000_000] * 3, 50_000) == 50_000  # too large to round to
+    assert aligned_batch_rows([100, 90, 100], 100) == 100  # groups of several sizes
+
+
+def test_a_range_reads_the_rows_a_batch_reads(tmp_path):
+    rng = random.Random(5)
+    puzzles = ["".join(rng.choices("123456789.", k=81)) for _ in range(1_000)]
+    path = tmp_path / "groups.parquet"
+    pq.write_table(pa.table({"n": range(1_000), "puzzle": puzzles}), path, row_group_size=64)
+    source = inspect_input(path)
+    for first, rows in ((0, 1_000), (0, 64), (63, 2), (100, 300), (999, 1)):
+        table = read_range(source, first, rows)
+        assert table.schema.equals(source.schema)
+        assert table.column("puzzle").to_pylist() == puzzles[first:first + rows]
+        assert table.column("n").to_pylist() == list(range(first, first + rows))

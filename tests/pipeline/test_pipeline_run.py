@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import gzip
 import hashlib
 import json
@@ -12,16 +13,20 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pyarrow as pa
+import pyarrow.csv as pv
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline.columns import RESULT_NAMES
+from pipeline.engines.local import LocalEngine
 from pipeline.errors import PipelineError
 from pipeline.part import read_footer
 from pipeline.resume import MANIFEST_FILE, SUMMARY_FILE, read_manifest
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
 from pipeline.summary import read_summary, summarize
+from pipeline.work import solve_part
 
 EASY = "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3.."
 # Valid, duplicated, invalid (short, empty, bad character), contradictory, multiple solutions.
@@ -306,3 +311,36 @@ def test_a_stopped_run_given_as_input_is_one_line(tmp_path, cli):
     done = cli("solve-dataset", generated, "-o", tmp_path / "again", "-q")
     assert done.exit_code == 2
     assert "is a run that is not complete: rerun the generate command" in done.stderr
+
+
+def solve_part_noting_who_read(log: Path, unit):
+    """``solve_part``, noting in ``log`` whether the worker read the unit's rows itself."""
+    with open(log, "a") as file:
+        file.write("worker\n" if unit.batch is None else "run\n")
+    return solve_part(unit)
+
+
+def test_workers_read_their_own_rows_of_a_parquet_input(tmp_path, sample_csv, read_output):
+    """The local engine's workers read their batch of a Parquet file themselves where its row
+    groups allow (whole row groups a batch, or small ones), and the run's process reads it
+    where they would decode far more than their rows: the same rows either way, as from CSV."""
+    expected = read_output(_run(tmp_path / "csv", [sample_csv], 50), timing=False)
+    path = tmp_path / "sample.parquet"
+    pq.write_table(pv.read_csv(sample_csv, convert_options=pv.ConvertOptions(
+        column_types={name: pa.string() for name in expected.schema.names})).select(
+        [name for name in expected.schema.names if name not in RESULT_NAMES]),
+        path, row_group_size=25)
+    for batch_size, reader in ((50, "worker"), (25, "worker"), (0, "worker"), (10, "run")):
+        log = tmp_path / f"read-{batch_size}.log"
+        out = _run(tmp_path / f"b{batch_size}", [path], batch_size,
+                   function=functools.partial(solve_part_noting_who_read, log))
+        assert set(log.read_text().split()) == {reader}, batch_size
+        table = read_output(out, timing=False)
+        assert table.drop_columns(["source"]).equals(expected.drop_columns(["source"]))
+
+
+def _run(out: Path, inputs: list[Path], batch_size: int, function=solve_part) -> Path:
+    settings = load_settings(workers=2, batch_size=batch_size)
+    engine = LocalEngine(workers=2, function=function)
+    solve_dataset(inputs, out, settings, engine=engine, progress=False)
+    return out
