@@ -213,7 +213,9 @@ class _FanOut:
         self.pending[future] = task
 
     def _collect(self, done: Iterable[Future], death: str = "") -> None:
-        for future in done:
+        # Results first: a unit's error may stop the run (an input that changed), and the parts
+        # finished beside it must be known to the run by then (to be kept, or deleted).
+        for future in sorted(done, key=lambda future: future.exception() is not None):
             task = self.pending.pop(future)
             error = future.exception()
             if error is None:
