@@ -47,11 +47,10 @@ The last T1 pass below T2 keeps its closures as the images (T2 starts on that pa
 and a T2 trial starts from its candidate's image when the matrix has not changed since.
 On forum_hardest_1905 a puzzle took some 1,100 closures of singles, 430 of them these
 repeats: the grade there runs in about 0.7 of the time it took (BENCHMARKS). Last, before
-each T1 and T2 pass of the puzzle's matrix, every unit's perfect matching (``match_units``): a
-closure, at any depth, can crowd only the units where an open cell lost its matched digit, so
-only those are scanned (about half of the units a trial touches; the rung `trial` in 0.8 of
-its time on forum_hardest_1905, and the whole grade there in about 0.87 once T2's trials use
-it too).
+each T1 pass of the puzzle's matrix, every unit's perfect matching (``match_units``): a
+trial's closure can crowd only the units where an open cell lost its matched digit, so only
+those are scanned (about half of the units a trial touches; the rung `trial` in 0.8 of its
+time on forum_hardest_1905).
 
 One implementation serves every box size, 9 x 9 included: on the old four rungs a 9 x 9
 kernel of ``uint16`` masks graded about twice as fast (33,000 against 17,000 top1465 puzzles/s),
@@ -278,7 +277,6 @@ def _grade(grid, matrix, work, trials, tables, limit):
     trials.stamp[0] = 1  # the puzzle's matrix as it is now (``Trials.stamp``)
     trials.stamp[1] = 0
     trials.solution[0] = -1
-    trials.matched[:, :] = 0  # no matching yet: every touched unit is scanned in full
     for rung in range(INTERSECTIONS, limit + 1):
         if _close_rung(matrix, rung, work, trials, tables):
             return SEARCH
@@ -306,12 +304,11 @@ def _close_rung(matrix, rung, work, trials, tables):
                                                                                tables, trials):
             return True
         if not blocked and not changed and rung == TRIAL:  # T2 finds what T1 finds: not above
-            trials.stamp[1] = 1  # its closures are kept as images
+            trials.stamp[1] = 1  # its closures are kept as images, its units' matchings used
             match_units(matrix, tables, trials)
             blocked, changed = t1_pass(matrix, work, tables, trials)
             trials.stamp[1] = 0
         if not blocked and not changed and rung >= TRIAL2:
-            match_units(matrix, tables, trials)
             take_images(matrix, work, tables, trials)
             blocked, changed = t2_pass(matrix, work, tables, trials)
         if blocked:
@@ -565,9 +562,11 @@ def stuck(matrix, start, tables, trials):
             touched[unit_of[cell, 0]] = 1
             touched[unit_of[cell, 1]] = 1
             touched[unit_of[cell, 2]] = 1
-    _broken_units(matrix, unit_of, trials)
+    matched = trials.stamp[1] == 1  # T1 on the puzzle's matrix: ``match_units`` of it
+    if matched:
+        _broken_units(matrix, unit_of, trials)
     for unit in range(units.shape[0]):
-        if touched[unit] and trials.broken[unit] and _crowded(
+        if touched[unit] and (not matched or trials.broken[unit]) and _crowded(
                 matrix, units[unit], n, trials):
             return True
     return _fish_blocked_at_fixpoint(matrix, n, kmax, changed_digits, trials)
@@ -576,13 +575,11 @@ def stuck(matrix, start, tables, trials):
 @compiled
 def match_units(matrix, tables, trials):
     """A perfect matching of each unit of ``matrix`` (``_perfect_matching``), as the digit
-    matched to each cell in each of its units (``trials.matched``). Any matrix at the N + H
-    fixpoint whose open cells of a unit all keep their matched digits is not crowded there:
-    those digits are distinct, and none is a singleton's of the unit (``_broken_units``). That
-    holds of any matrix, so the matching serves every trial until it is taken again; it fits the
-    trials best when taken of the matrix they start from (before each T1 and T2 pass of the
-    puzzle's matrix). ``matrix`` is not blocked, so every unit has one; a unit without one would
-    get no digits, and so be checked in full after every trial."""
+    matched to each cell in each of its units (``trials.matched``). A trial's closure of a
+    matrix within ``matrix`` whose open cells of a unit all keep their matched digits is not
+    crowded there: those digits are a matching of them (``_broken_units``). ``matrix`` is not
+    blocked, so every unit has one; a unit without one would get no digits, and so be checked
+    in full after every trial."""
     units, n = tables.units, tables.size
     for unit in range(units.shape[0]):
         found = _perfect_matching(matrix, units[unit], trials.match, trials.owner)
