@@ -83,7 +83,7 @@ def local_inputs(tmp_path, kaggle_csv, euler_txt, hard_txt) -> list[Path]:
         ROOT / "data" / "sample.csv",
         convert_options=pacsv.ConvertOptions(column_types=dict.fromkeys(header, pa.string())),
     )
-    pq.write_table(sample, parquet)
+    pq.write_table(sample, parquet, row_group_size=40)  # batches of 40: workers read them
     csv = folder / "a_kaggle.csv"
     csv.write_bytes(kaggle_csv.read_bytes())
     txt = folder / "d_euler.txt"
