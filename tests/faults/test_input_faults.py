@@ -182,13 +182,18 @@ def solve_part_cutting_its_input_short(unit):
 def test_a_run_whose_input_is_cut_short_stops_with_input_changed(tmp_path, small_blocks):
     """Before: the run ended with exit 0, half the rows, and the old SHA-256 in its summary."""
     path = write_input(tmp_path / "cut.txt", [EASY] * 2_000)
-    out = tmp_path / "out"
-    engine = LocalEngine(workers=1, function=solve_part_cutting_its_input_short)
+    error = run_changing_its_input(path, tmp_path / "out", solve_part_cutting_its_input_short)
+    assert_input_changed(error, path, "bytes")
+    assert not (tmp_path / "out" / SUMMARY_FILE).exists()
+
+
+def run_changing_its_input(path: Path, out: Path, function) -> PipelineError:
+    """The error of a run of ``path`` in batches of 50 on one worker running ``function``."""
+    engine = LocalEngine(workers=1, function=function)
     with pytest.raises(PipelineError) as caught:
         solve_dataset([path], out, load_settings(workers=1, batch_size=50), engine=engine,
                       progress=False)
-    assert_input_changed(caught.value, path, "bytes")
-    assert not (out / SUMMARY_FILE).exists()
+    return caught.value
 
 
 def solve_part_rewriting_its_parquet_input(unit):
@@ -205,10 +210,7 @@ def test_a_parquet_input_rewritten_while_workers_read_it_stops_with_input_change
     path = tmp_path / "in.parquet"
     pq.write_table(pa.table({"puzzle": [EASY] * 400}), path, row_group_size=50)
     out = tmp_path / "out"
-    engine = LocalEngine(workers=1, function=solve_part_rewriting_its_parquet_input)
-    with pytest.raises(PipelineError) as caught:
-        solve_dataset([path], out, load_settings(workers=1, batch_size=50), engine=engine,
-                      progress=False)
-    assert_input_changed(caught.value, path, "")
+    error = run_changing_its_input(path, out, solve_part_rewriting_its_parquet_input)
+    assert_input_changed(error, path, "")
     assert not (out / SUMMARY_FILE).exists()
     assert not list(out.glob("part-*.parquet"))
