@@ -370,7 +370,7 @@ def dispatch(plan: Plan, engine: Engine, *, started: float, progress: bool | Non
     def batches(file_index: int, source: InputFile) -> Iterator[tuple[PartInfo, pa.Table | None]]:
         """Each batch of an input: its part's info, and its rows (None: its worker reads them)."""
         size = plan.batch_rows(file_index)
-        ranges = worker_batches(source, size) if engine.workers_read_inputs else None
+        ranges = worker_batches(source, size) if engine.reads_in_workers(source.path) else None
         if ranges is not None:
             for batch_index, (first, rows) in enumerate(ranges):
                 yield PartInfo(source.path, file_index, batch_index, first, rows,

@@ -77,10 +77,6 @@ class Engine(abc.ABC):
     """Runs units of work on ``workers`` workers (see the module docstring for the contract)."""
 
     name = "engine"
-    # Whether its workers see this machine's files, so that they can read their own rows of a
-    # local input (``pipeline.work.Unit.source``) instead of being sent them.
-    workers_read_inputs = False
-
     def __init__(self, *, workers: int, function: UnitFunction):
         self.workers = max(workers, 1)
         self.function = function
@@ -89,6 +85,12 @@ class Engine(abc.ABC):
         """Raise ``PipelineError`` when this engine cannot run here (before anything is written);
         every engine can run where this package is installed unless it says otherwise."""
         return None
+
+    def reads_in_workers(self, path: str) -> bool:
+        """Whether the workers can read their own rows of the input ``path``
+        (``pipeline.work.Unit.source``) rather than be sent them: where they see it as this
+        process does."""
+        return False
 
     @abc.abstractmethod
     def run(self, units: Iterable[Unit], on_result: OnResult, *,

@@ -16,6 +16,10 @@ all as in the local engine, then given up. Retries are idempotent: a part has a 
 name and is complete or absent (a temporary file renamed, or one whole upload to an object
 store: ``pipeline.storage``), so a batch solved twice leaves one complete part.
 
+A batch travels inside its task, but for a Parquet input at a URL (an object store, which every
+worker reaches as the output): its workers read their rows of it themselves
+(``reads_in_workers``), so this process does not stream the data through the scheduler.
+
 ``dask`` is imported only when this engine runs; without it, ``missing_dask`` says how to
 install it.
 """
@@ -31,6 +35,7 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import CancelledError
 from typing import TYPE_CHECKING, Any
 
+from pipeline import storage
 from pipeline.engines.contract import (
     ATTEMPTS,
     IN_FLIGHT_PER_WORKER,
@@ -82,6 +87,9 @@ class DaskEngine(Engine):
             "finished so far are kept: once the scheduler and its workers run again, rerun the "
             "same command to continue"
         )
+
+    def reads_in_workers(self, path: str) -> bool:
+        return storage.is_url(path)  # a local file may be on this machine only
 
     def run(self, units: Iterable[Unit], on_result: OnResult, *,
             deadline: float | None = None) -> Outcome:
@@ -248,8 +256,9 @@ def _dask_config(values: dict[str, Any]):
 def _submit(client, function: UnitFunction, unit: Unit, run_id: str, expected: dict[str, str]):
     """Submit one unit under a readable, unique key, with Dask's retries."""
     key = f"{function.__name__}-{unit.part.file_index:05d}-{unit.part.batch_index:06d}-{run_id}"
-    # A unit carries its batch (megabytes), by design: the worker needs nothing but the
-    # output directory. Dask's advice to load data through Dask instead does not apply.
+    # A unit carries its batch (megabytes), by design, unless its worker reads it from an object
+    # store: the worker needs nothing but the output directory. Dask's advice to load data
+    # through Dask instead does not apply.
     with _dask_config({"distributed.admin.large-graph-warning-threshold": "4GiB"}):
         return client.submit(
             run_checked, function, unit, expected, key=key, retries=ATTEMPTS - 1, pure=False

@@ -71,12 +71,14 @@ class LocalEngine(Engine):
     silent for ``stall_seconds`` is killed."""
 
     name = "local"
-    workers_read_inputs = True
 
     def __init__(self, *, workers: int, function: UnitFunction,
                  stall_seconds: float = STALL_SECONDS):
         super().__init__(workers=workers, function=function)
         self.stall_seconds = stall_seconds
+
+    def reads_in_workers(self, path: str) -> bool:
+        return True  # on this machine
 
     def run(self, units: Iterable[Unit], on_result: OnResult, *,
             deadline: float | None = None) -> Outcome:

@@ -32,6 +32,7 @@ import s3fs
 
 from pipeline import storage
 from pipeline.errors import PipelineError
+from pipeline.read import inspect_input, worker_batches
 from pipeline.resume import SUMMARY_FILE
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
@@ -200,15 +201,21 @@ def test_a_lock_object_of_a_live_run_refuses_another_run(tmp_path, s3, bucket, e
 
 
 @pytest.mark.slow  # a LocalCluster of its own (its workers need this module's variables), 10 s
-def test_the_dask_engine_writes_to_s3(tmp_path, s3, bucket, local_inputs):
+def test_the_dask_engine_reads_and_writes_s3(tmp_path, s3, bucket, local_inputs):
+    """The batches of the local inputs travel in their tasks; those of the Parquet file on S3
+    are read by the workers."""
     pytest.importorskip("distributed")
     options = {"workers": 2, "batch_size": 40}
     local = run(local_inputs, tmp_path / "local", **options)
-    url = f"s3://{bucket}/dask"
-    on_dask = run(local_inputs, url, engine="dask", **options)
-    assert rows(download(s3, url, tmp_path / "s3")).equals(rows(tmp_path / "local"))
     settings = {**local.settings.to_dict(), "engine": "dask"}
-    assert numbers(on_dask) == {**numbers(local), "engine": "dask", "settings": settings}
+    parquet = upload(s3, local_inputs[2:3], f"{bucket}/inputs")
+    inputs = [*local_inputs[:2], f"{parquet}/{local_inputs[2].name}", local_inputs[3]]
+    assert worker_batches(inspect_input(inputs[2]), 40)  # whole row groups: workers read them
+    for url, given in ((f"s3://{bucket}/dask", local_inputs), (f"s3://{bucket}/read", inputs)):
+        on_dask = run(given, url, engine="dask", **options)
+        assert rows(download(s3, url, tmp_path / url.rsplit("/", 1)[1])).equals(
+            rows(tmp_path / "local"))
+        assert numbers(on_dask) == {**numbers(local), "engine": "dask", "settings": settings}
 
 
 def test_s3_mistakes_are_one_line_errors(tmp_path, s3, bucket, euler_txt, cli):
