@@ -79,7 +79,7 @@ def aligned_batch_rows(groups: list[int], rows: int) -> int:
     (but its last) are of one size at most twice ``rows``: then every batch decodes exactly
     its own rows when its worker reads them."""
     size = groups[0]
-    if any(group != size for group in groups[:-1]) or size > 2 * rows:
+    if not size or any(group != size for group in groups[:-1]) or size > 2 * rows:
         return rows
     return max(round(rows / size), 1) * size
 

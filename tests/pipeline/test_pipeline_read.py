@@ -234,6 +234,19 @@ def test_batch_rows_round_to_whole_row_groups_near_them():
     assert aligned_batch_rows([100] * 5 + [37], 230) == 200
     assert aligned_batch_rows([1_000_000] * 3, 50_000) == 50_000  # too large to round to
     assert aligned_batch_rows([100, 90, 100], 100) == 100  # groups of several sizes
+    assert aligned_batch_rows([0, 20, 20, 0, 20], 16) == 16  # an empty group (writers leave them)
+
+
+def test_empty_row_groups_are_read_past(tmp_path):
+    path = tmp_path / "empty_groups.parquet"
+    with pq.ParquetWriter(path, pa.schema([("puzzle", pa.string())])) as writer:
+        for rows in ([], ["a"] * 20, [], ["b"] * 20, ["c"] * 10):
+            writer.write_table(pa.table({"puzzle": pa.array(rows, pa.string())}))
+    source = inspect_input(path)
+    assert worker_ranges([0, 20, 0, 20, 10], 20) == [(0, 20), (20, 20), (40, 10)]
+    assert read_range(source, 20, 20).column("puzzle").to_pylist() == ["b"] * 20
+    assert read_range(source, 15, 30).column("puzzle").to_pylist() == ["a"] * 5 + ["b"] * 20 + [
+        "c"] * 5
 
 
 def test_a_range_reads_the_rows_a_batch_reads(tmp_path):
