@@ -77,6 +77,7 @@ class Engine(abc.ABC):
     """Runs units of work on ``workers`` workers (see the module docstring for the contract)."""
 
     name = "engine"
+
     def __init__(self, *, workers: int, function: UnitFunction):
         self.workers = max(workers, 1)
         self.function = function

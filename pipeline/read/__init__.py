@@ -10,6 +10,7 @@ Kaggle's stays a string. An input is a local path or an fsspec URL (``pipeline.s
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -160,18 +161,17 @@ def worker_batches(source: InputFile, batch_rows: int) -> list[tuple[int, int]] 
     are large against the batches would be decoded many times over."""
     if source.format != ParquetReader.name:
         return None
-    return worker_ranges(row_group_rows(source), batch_rows)
+    with _reading(source):
+        return worker_ranges(row_group_rows(source), batch_rows)
 
 
 def read_range(source: InputFile, first: int, rows: int) -> pa.Table:
     """Rows ``first`` .. ``first + rows - 1`` of ``source`` (a batch of ``worker_batches``),
     with columns named and typed as ``source.schema``; checked as ``read_batches`` checks."""
-    def batches() -> Iterator[pa.RecordBatch]:
-        yield from read_rows(source, first, rows).to_batches()
-
-    typed = (as_schema(batch, source.schema) for batch in batches())
-    return pa.Table.from_batches(list(_read_errors_as_pipeline_errors(source, typed)),
-                                 schema=source.schema)
+    with _reading(source):
+        batches = read_rows(source, first, rows).to_batches()
+        return pa.Table.from_batches([as_schema(batch, source.schema) for batch in batches],
+                                     schema=source.schema)
 
 
 def batch_rows_for(source: InputFile, rows: int) -> int:
@@ -179,7 +179,8 @@ def batch_rows_for(source: InputFile, rows: int) -> int:
     whole row groups of a Parquet file (see ``aligned_batch_rows``)."""
     if source.format != ParquetReader.name:
         return rows
-    return aligned_batch_rows(row_group_rows(source), rows)
+    with _reading(source):
+        return aligned_batch_rows(row_group_rows(source), rows)
 
 
 def estimated_rows(source: InputFile, newlines: int) -> int | None:
@@ -207,10 +208,17 @@ def file_digest(path: str | os.PathLike, *, count_lines: bool = True) -> tuple[s
 def _read_errors_as_pipeline_errors(
     source: InputFile, batches: Iterator[pa.RecordBatch]
 ) -> Iterator[pa.RecordBatch]:
-    """``batches``, with reading failures turned into one-line PipelineErrors; a failure
-    of a file that changed since it was inspected is ``InputChanged``: that is its cause."""
-    try:
+    """``batches``, read as ``_reading`` says."""
+    with _reading(source):
         yield from batches
+
+
+@contextlib.contextmanager
+def _reading(source: InputFile) -> Iterator[None]:
+    """Reading ``source``, with failures turned into one-line PipelineErrors; a failure of a
+    file that changed since it was inspected is ``InputChanged``: that is its cause."""
+    try:
+        yield
     except (InputChanged, MemoryError):  # out of memory is this process's, not the file's
         raise
     except (PipelineError, pa.ArrowException, OSError, EOFError, zlib.error, UnicodeDecodeError) as err:

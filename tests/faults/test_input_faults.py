@@ -214,3 +214,16 @@ def test_a_parquet_input_rewritten_while_workers_read_it_stops_with_input_change
     assert_input_changed(error, path, "")
     assert not (out / SUMMARY_FILE).exists()
     assert not list(out.glob("part-*.parquet"))
+
+
+def test_a_parquet_input_gone_before_its_batches_are_planned_is_input_changed(tmp_path):
+    path = tmp_path / "gone.parquet"
+    pq.write_table(pa.table({"puzzle": [EASY] * 100}), path, row_group_size=50)
+    source = read.inspect_input(path)
+    path.unlink()
+    for planning in (lambda: read.worker_batches(source, 50),
+                     lambda: read.batch_rows_for(source, 50),
+                     lambda: read.read_range(source, 0, 50)):
+        with pytest.raises(PipelineError) as caught:
+            planning()
+        assert_input_changed(caught.value, path, "no longer there")
