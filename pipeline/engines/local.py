@@ -217,7 +217,7 @@ class _FanOut:
     def _collect(self, done: Iterable[Future], death: str = "") -> None:
         # Results first: a unit's error may stop the run (an input that changed), and the parts
         # finished beside it must be known to the run by then (to be kept, or deleted).
-        for future in sorted(done, key=lambda future: future.exception() is not None):
+        for future in sorted(done, key=_failed):
             task = self.pending.pop(future)
             error = future.exception()
             if error is None:
@@ -267,6 +267,12 @@ class _FanOut:
             hint = {"SIGKILL": ": out of memory?", "SIGSEGV": ": a crash"}.get(name, "")
             return f"killed by {name}{hint}"
         return f"exit code {code}"
+
+
+def _failed(future: Future) -> bool:
+    """Whether a finished unit failed: raised, or returned the ``PipelineError`` that stops the
+    run (``run_checked``)."""
+    return future.exception() is not None or isinstance(future.result(), PipelineError)
 
 
 def _context() -> multiprocessing.context.BaseContext:
