@@ -17,8 +17,9 @@ name and is complete or absent (a temporary file renamed, or one whole upload to
 store: ``pipeline.storage``), so a batch solved twice leaves one complete part.
 
 A batch travels inside its task, but for a Parquet input at a URL (an object store, which every
-worker reaches as the output): its workers read their rows of it themselves
-(``reads_in_workers``), so this process does not stream the data through the scheduler.
+worker reaches as the output), or any Parquet input on a ``LocalCluster``: its workers read
+their rows of it themselves (``reads_in_workers``), so this process does not stream the data
+through the scheduler.
 
 ``dask`` is imported only when this engine runs; without it, ``missing_dask`` says how to
 install it.
@@ -89,7 +90,9 @@ class DaskEngine(Engine):
         )
 
     def reads_in_workers(self, path: str) -> bool:
-        return storage.is_url(path)  # a local file may be on this machine only
+        # A LocalCluster's workers are on this machine; a scheduler's may be on others, where a
+        # local path is not this file.
+        return not self.scheduler or storage.is_url(path)
 
     def run(self, units: Iterable[Unit], on_result: OnResult, *,
             deadline: float | None = None) -> Outcome:

@@ -17,13 +17,17 @@ import threading
 import time
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.csv as pv
 import pyarrow.parquet as pq
 import pytest
 
+from pipeline.engines.dask import DaskEngine
 from pipeline.errors import RunIncomplete
 from pipeline.resume import SUMMARY_FILE
 from pipeline.run import solve_dataset
 from pipeline.settings import load_settings
+from pipeline.work import solve_part
 from solver import STATUSES
 from tests import runs
 
@@ -73,7 +77,11 @@ def comparable(summary) -> dict:
 def test_dask_local_cluster_run_equals_local_run(tmp_path, read_output):
     crafted = tmp_path / "crafted.txt"
     crafted.write_text("\n".join(CRAFTED) + "\n")
-    inputs = [SAMPLE, crafted]
+    parquet = tmp_path / "sample.parquet"  # row groups of a batch: the workers read them
+    pq.write_table(pv.read_csv(SAMPLE, convert_options=pv.ConvertOptions(
+        column_types=dict.fromkeys(SAMPLE.read_text().splitlines()[0].split(","), pa.string()))),
+        parquet, row_group_size=16)
+    inputs = [SAMPLE, crafted, parquet]
     options = {"batch_size": 16, "max_nodes": 300}
     local = run(inputs, tmp_path / "local", workers=1, **options)
     on_dask = run(inputs, tmp_path / "dask", workers=2, engine="dask", **options)
@@ -81,7 +89,10 @@ def test_dask_local_cluster_run_equals_local_run(tmp_path, read_output):
     assert read_output(tmp_path / "dask", timing=False).equals(expected)
     assert comparable(on_dask) == comparable(local)
     assert on_dask.engine == "dask" and on_dask.workers == 2
-    assert on_dask.parts == len(list((tmp_path / "dask").glob("part-*.parquet"))) == 14
+    assert on_dask.parts == len(list((tmp_path / "dask").glob("part-*.parquet"))) == 27
+    assert DaskEngine(workers=2, function=solve_part).reads_in_workers(str(parquet))
+    assert not DaskEngine(workers=2, function=solve_part, scheduler="tcp://a:8786").reads_in_workers(
+        str(parquet))  # a scheduler's workers may be on machines without this file
     # Every status but "solved", which needs max_solutions = 1 (the CLI test below).
     assert set(expected.column("status").to_pylist()) == set(STATUSES) - {"solved"}
 
