@@ -59,7 +59,7 @@ def solve_frame(frame: Any, *, source: str = "frame", **settings: Any) -> Any:
         raise TypeError(f"solve_frame takes a polars DataFrame or a pyarrow Table, not {type(frame)}")
     layout = column_layout("the frame", table.schema, column=chosen.column,
                            solution_column=chosen.solution_column, reserved=RESULT_NAMES)
-    table = conform(table, layout)
+    table = conform(table, layout.schema)
     schema = output_schema(layout.schema)
     pieces = [
         solve_table(table.slice(start, CHUNK_ROWS), schema=schema, puzzle_column=layout.puzzle,

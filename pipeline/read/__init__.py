@@ -169,9 +169,7 @@ def read_range(source: InputFile, first: int, rows: int) -> pa.Table:
     """Rows ``first`` .. ``first + rows - 1`` of ``source`` (a batch of ``worker_batches``),
     with columns named and typed as ``source.schema``; checked as ``read_batches`` checks."""
     with _reading(source):
-        batches = read_rows(source, first, rows).to_batches()
-        return pa.Table.from_batches([as_schema(batch, source.schema) for batch in batches],
-                                     schema=source.schema)
+        return conform(read_rows(source, first, rows), source.schema)
 
 
 def batch_rows_for(source: InputFile, rows: int) -> int:

@@ -165,10 +165,11 @@ def column_layout(
     return Layout(schema, renames.get(puzzle, puzzle), solution, renames)
 
 
-def conform(table: pa.Table, layout: Layout) -> pa.Table:
-    """``table`` (with the columns ``column_layout`` was given) as ``layout.schema`` has them."""
-    batches = [as_schema(batch, layout.schema) for batch in table.to_batches()]
-    return pa.Table.from_batches(batches, schema=layout.schema)
+def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` with the names and types of ``schema`` (a ``Layout``'s, an ``InputFile``'s),
+    batch by batch (``as_schema``)."""
+    batches = [as_schema(batch, schema) for batch in table.to_batches()]
+    return pa.Table.from_batches(batches, schema=schema)
 
 
 def as_schema(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
