@@ -273,7 +273,7 @@ def solve_command(
                   for result in results) if options.measured("se") else 0
     if unrated and not as_json:
         typer.echo(f"hint: {unrated} puzzle{'' if unrated == 1 else 's'} went over the SE work "
-                   f"budget ({options.se_budget:,} propagation steps): no se; raise --se-budget",
+                   f"budget ({options.se_budget:,} chain steps): no se; raise --se-budget",
                    err=True)
     if explain and options.measured("se"):
         _show_se_paths(texts, results, implementation)

@@ -608,9 +608,10 @@ def budget_advice(rules: str, *, run: bool = True) -> str:
 def se_budget_advice(settings: Settings, count: int) -> str:
     """The line that counts the rows over the SE work budget, with what to do about them."""
     return (f"{count:,} {'row' if count == 1 else 'rows'} over the SE work budget "
-            f"({settings.se_budget:,} propagation steps): their se is null; raise --se-budget "
-            f"(at most {MAX_SE_BUDGET:,}; 200,000,000 rates most ER 11 puzzles, under a minute "
-            "each: docs/measures.md) in a new --output or with --overwrite")
+            f"({settings.se_budget:,} chain steps): their se is null; raise --se-budget "
+            f"(at most {MAX_SE_BUDGET:,}; 1,000,000,000 rated every ER 11 puzzle we measured, "
+            "about a minute at most each: docs/measures.md) in a new --output or with "
+            "--overwrite")
 
 
 def se_lines(numbers: Numbers, settings: Settings) -> list[str]:

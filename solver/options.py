@@ -116,7 +116,7 @@ class Limits(NamedTuple):
 class SolveOptions:
     """How to search (SPEC section 2: variant, rule set, caps), what to measure (sections 5
     and 6; ``grade_limit``, the last rung of the ladder the grade tries; ``se_budget``, the
-    propagation steps an SE rating may take), and how puzzles are
+    chain steps an SE rating may take), and how puzzles are
     written (section 7: box size, alphabet), validated on construction.
 
     >>> SolveOptions(rules="singles").hidden_singles

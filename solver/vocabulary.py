@@ -51,14 +51,14 @@ DEFAULT_RATING_SAMPLES = 32
 # default's time. More would buy nothing a user could see.
 MAX_RATING_SAMPLES = 1024
 
-# SPEC 5.4: the Sudoku Explainer rating's work budget, in the chains' propagation steps (a
-# candidate taken off a propagation queue, nested propagations included; counted alike by both
-# implementations, so the same rows are over it whichever computes). Paths up to ER 7.5 take
-# none, the test excerpt's ER 8.3-9.5 ones 10 thousand to 730 thousand, forum_hardest_1106
-# line 3 (ER 10.3) 2.2 million (docs/measures.md, "The SE work budget"); the reference takes 10
-# to 100 thousand a second, a compiled rater is to take millions to tens of millions, for which
-# the default is a few seconds a row. Past it a row's se is null and the summary counts it.
-DEFAULT_SE_BUDGET = 20_000_000
+# SPEC 5.4: the Sudoku Explainer rating's work budget, in chain steps (a candidate taken off a
+# chain search's queue: the propagations, cycles and forcing chains, nested ones included;
+# counted alike by both implementations, so the same rows are over it whichever computes). Paths
+# without chains take none, top1465's 0.02 to 3 million, forum-hardest ones of ER 10.3 to 11.5
+# 20 to 650 million (docs/measures.md, "The SE work budget"). The compiled rating takes 3 to 20
+# million a second (the nested levels 11 to 20), so the default bounds a row at about a minute
+# and rates most ER 11 puzzles. Past it a row's se is null and the summary counts it.
+DEFAULT_SE_BUDGET = 200_000_000
 MAX_SE_BUDGET = 10_000_000_000
 
 # SPEC 5.4: the columns of ``se_techniques``, one per family of Sudoku Explainer's techniques, in

@@ -33,8 +33,8 @@ complexity, kind), stable, and drops repeats; the first is the hint applied. So 
 hint found, the first among equals, is kept here, with the same floats for the difficulty.
 
 The work counter is the reference's: one unit per candidate taken off ``pending_on`` or
-``pending_off`` in ``Chaining.propagate`` (the cycles and forcing X-chains of the static rule
-have their own queues, one here, and count nothing).
+``pending_off`` in ``Chaining.propagate``, ``Chaining.cycles`` and ``Chaining.forcing_chains``
+(one queue here for each of the last two).
 
 The hints returned carry no ``rule_parents`` (only a nested chain's inner rules use them, and
 those run inside the compiled code). A search that runs out of the fixed node pools (never seen
@@ -351,6 +351,17 @@ def _restore(grid):
 
 
 @compiled(inline="always")
+def _charge(ctr, work):
+    """Add ``work`` to the search's counters; True (and the status says so) when that takes it
+    over its budget."""
+    ctr[WORK] += work
+    if ctr[MAX_WORK] >= 0 and ctr[WORK] > ctr[MAX_WORK]:
+        ctr[STATUS] = OVER_BUDGET_STATUS
+        return True
+    return False
+
+
+@compiled(inline="always")
 def _on_to_off(p, links, cands, pos, lookup, arena, out):
     """What an "on" node turns off, into ``out``: the cell's other candidates (``links.cell``),
     then the digit in the block, row and column, each cell once; a candidate known off and not
@@ -475,9 +486,7 @@ def _propagate(slot, rule, grid, arena, work):
             tail_off += 1
     result = 0
     while head_on < tail_on or head_off < tail_off:
-        ctr[WORK] += 1
-        if ctr[MAX_WORK] >= 0 and ctr[WORK] > ctr[MAX_WORK]:
-            ctr[STATUS] = OVER_BUDGET_STATUS
+        if _charge(ctr, 1):
             result = -1
             break
         taking_on = head_on < tail_on
@@ -628,9 +637,7 @@ def _inner_chain_removals(slot, rule, grid, arena, work, tail_off):
             ctr[WORK] = inner[WORK]
             ctr[STATUS] = inner[STATUS]
             return -1
-    ctr[WORK] += memo.meta[entry, M_WORK]
-    if ctr[MAX_WORK] >= 0 and ctr[WORK] > ctr[MAX_WORK]:
-        ctr[STATUS] = OVER_BUDGET_STATUS
+    if _charge(ctr, memo.meta[entry, M_WORK]):
         return -1
     return _record_nodes(slot, arena, work, memo.records, memo.meta[entry, M_FIRST],
                          memo.meta[entry, M_END], tail_off)
@@ -1135,7 +1142,8 @@ def _start(maps, nodes, slot, start, queue):
 @compiled
 def _cycles(source, y, x, grid, arena, work):
     """SE's breadth-first search for cycles back to ``source`` (length 4 or more): their last
-    nodes into ``work.cycle_ends``; returns their count, -1 when out of room."""
+    nodes into ``work.cycle_ends``; returns their count, -1 when stopped (over budget or out
+    of room)."""
     cands, pos, nodes, parents, ctr = grid.cands, grid.pos, arena.nodes, arena.parents, \
         arena.counters
     maps, queue, implied, ends = work.maps, work.off, work.implied, work.cycle_ends
@@ -1151,6 +1159,8 @@ def _cycles(source, y, x, grid, arena, work):
             layer_end = tail
         p = queue[head]
         head += 1
+        if _charge(ctr, 1):
+            return -1
         count = (_on_to_off(p, links, cands, pos, lookup, arena, implied) if nodes[p, 2]
                  else _off_to_on(p, links, grid, lookup, arena, implied))
         if count < 0 or tail + count > queue.shape[0]:
@@ -1177,8 +1187,8 @@ def _cycles(source, y, x, grid, arena, work):
 def _forcing_chains(start, y, n_chains, grid, arena, work):
     """Chains from ``start`` to its own opposite, appended to ``work.chains`` (``n_chains``
     there) unless a chain of that key is there (``work.taken``); returns the new count, -1
-    when out of room."""
-    cands, pos, nodes = grid.cands, grid.pos, arena.nodes
+    when stopped (over budget or out of room)."""
+    cands, pos, nodes, ctr = grid.cands, grid.pos, arena.nodes, arena.counters
     maps, queue, implied, chains, taken = work.maps, work.off, work.implied, work.chains, \
         work.taken
     lookup = maps.lookup
@@ -1188,6 +1198,8 @@ def _forcing_chains(start, y, n_chains, grid, arena, work):
     while head < tail:
         p = queue[head]
         head += 1
+        if _charge(ctr, 1):
+            return -1
         count = (_on_to_off(p, links, cands, pos, lookup, arena, implied) if nodes[p, 2]
                  else _off_to_on(p, links, grid, lookup, arena, implied))
         if count < 0:
@@ -1523,7 +1535,7 @@ def _run(values, cands_in, rule, grid, arena, work, hints):
 
 class ChainSearch(NamedTuple):
     """What a chain rule found on a grid: its first hint (None when it has none, or when the
-    search stopped over budget), the work spent (candidates taken off the propagation queues),
+    search stopped over budget), the work spent (candidates taken off the search's queues),
     and whether it stopped because the work went over ``max_work``."""
 
     hint: Hint | None
@@ -1567,7 +1579,8 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
                       max_work: int | None = None) -> ChainSearch:
     """``chain_rule_hint`` with its work counted, and stopped (``over_budget``, no hint) as
     soon as the work exceeds ``max_work``. The work is the reference's count: one per candidate
-    taken off a queue of ``Chaining.propagate``, nested propagations included."""
+    taken off a queue of ``Chaining.propagate``, ``cycles`` or ``forcing_chains``, nested
+    searches included."""
     if rule not in COMPILED_RULES:
         raise ValueError(f"rule {rule} is not a chain rule (they are {CHAIN_RULES})")
     spec = COMPILED_RULES[rule]
@@ -1706,27 +1719,27 @@ class _OverBudget(Exception):
 
 
 @contextmanager
-def counted_propagation(max_work: int | None):
-    """The reference's chains with their work counted: while open, every call of
-    ``on_to_off``/``off_to_on`` made by ``Chaining.propagate`` (the only caller that passes the
-    known candidates) is one candidate taken off its queues; past ``max_work`` the search is
-    stopped (``_OverBudget``). Swaps the reference module's two functions for the time: not for
-    threads running the reference at the same time."""
+def counted_chain_work(max_work: int | None):
+    """The reference's chains with their work counted as it is done: while open, every call of
+    ``on_to_off``/``off_to_on`` (made only by the chain searches, one for each candidate taken
+    off a queue) is one unit; past ``max_work`` the search is stopped at once (``_OverBudget``;
+    the reference's own meter would stop it at the end of a search). Swaps the reference
+    module's two functions for the time: not for threads running the reference at the same
+    time."""
     counter = [0]
     on_to_off, off_to_on = reference.on_to_off, reference.off_to_on
 
-    def count(known) -> None:
-        if known is not None:
-            counter[0] += 1
-            if max_work is not None and counter[0] > max_work:
-                raise _OverBudget
+    def count() -> None:
+        counter[0] += 1
+        if max_work is not None and counter[0] > max_work:
+            raise _OverBudget
 
     def counted_on_to_off(board, p, cell_rule, known=None, opposite=None):
-        count(known)
+        count()
         return on_to_off(board, p, cell_rule, known, opposite)
 
     def counted_off_to_on(board, p, source, offs, cell_rule, region_rule, known=None):
-        count(known)
+        count()
         return off_to_on(board, p, source, offs, cell_rule, region_rule, known)
 
     reference.on_to_off, reference.off_to_on = counted_on_to_off, counted_off_to_on
@@ -1738,7 +1751,7 @@ def counted_propagation(max_work: int | None):
 
 def _reference_search(rule: int, values, cands, max_work: int | None) -> ChainSearch:
     grid = Grid([int(v) for v in values], [int(m) for m in cands])
-    with counted_propagation(max_work) as counter:
+    with counted_chain_work(max_work) as counter:
         try:
             hint = next(iter(RULES[rule](grid)), None)
         except _OverBudget:

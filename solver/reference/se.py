@@ -98,8 +98,8 @@ def se_path(puzzle: str) -> Iterator[Hint]:
 @dataclass(frozen=True)
 class SERating:
     """serate's three numbers (one decimal, as it prints them) and the techniques of the path
-    with how often each was applied (named as SE names its hints). ``work``: the chains'
-    propagation steps the rating took (``se_chains.Meter``); when they passed the budget
+    with how often each was applied (named as SE names its hints). ``work``: the chain
+    steps the rating took (``se_chains.Meter``); when they passed the budget
     (``over_budget``) the rating stopped there, and ER, EP and ED are None."""
 
     er: float | None
@@ -141,7 +141,7 @@ def se_rating(puzzle: str, max_work: int | None = None) -> SERating:
     highest difficulty on the path, ED the running highest after the first step, EP the running
     highest after the first step that places a digit. A puzzle no rule finishes gets ER 20.0.
 
-    ``max_work``: the most propagation steps the chains may take (``se_chains.Meter``; None: no
+    ``max_work``: the most chain steps the chains may take (``se_chains.Meter``; None: no
     limit); past it the rating stops and says so (``over_budget``, ER, EP and ED None)."""
     found = Difficulties()
     techniques: Counter[str] = Counter()

@@ -61,11 +61,12 @@ class OverBudget(Exception):
 
 
 class Meter:
-    """The work of one rating's chains: candidates taken off a propagation's queues (the "on"
-    and the "off" ones, ``Chaining.propagate``), nested propagations included. It counts steps,
-    not seconds, so a puzzle is over a budget on every machine or on none, and the compiled
-    implementation counts the same unit. Past ``limit`` (None: no limit) the next propagation to
-    end raises ``OverBudget``."""
+    """The work of one rating's chains: candidates taken off a search's queues (the "on" and
+    the "off" ones of ``Chaining.propagate``, ``Chaining.cycles`` and
+    ``Chaining.forcing_chains``), nested searches included. It counts steps, not seconds, so a
+    puzzle is over a budget on every machine or on none, and the compiled implementation counts
+    the same unit. Past ``limit`` (None: no limit) the next search to end raises
+    ``OverBudget``."""
 
     __slots__ = ("spent", "limit")
 
@@ -76,7 +77,7 @@ class Meter:
     def charge(self, work: int) -> None:
         self.spent += work
         if self.limit is not None and self.spent > self.limit:
-            raise OverBudget(f"{self.spent:,} propagation steps, over the budget of "
+            raise OverBudget(f"{self.spent:,} chain steps, over the budget of "
                              f"{self.limit:,}")
 
 
@@ -553,13 +554,15 @@ class Chaining:
 
     @staticmethod
     def cycles(board, to_on, to_off, y, x, cycles, source) -> None:
-        """SE's breadth-first search for cycles back to ``source`` (length 4 or more)."""
+        """SE's breadth-first search for cycles back to ``source`` (length 4 or more). The
+        candidates taken off its queues are charged to the rating's ``meter``."""
         pending_on, pending_off = deque(to_on.values()), deque(to_off.values())
-        length = 0
+        length = popped = 0
         while pending_on or pending_off:
             length += 1
             while pending_on:
                 p = pending_on.popleft()
+                popped += 1
                 for off in on_to_off(board, p, y):
                     if not is_ancestor(p, off):
                         pending_off.append(off)
@@ -567,21 +570,26 @@ class Chaining:
             length += 1
             while pending_off:
                 p = pending_off.popleft()
+                popped += 1
                 for on in off_to_on(board, p, None, to_off, y, x):
                     if length >= 4 and on.key == source.key:
                         cycles.append(on)
                     if on.key not in to_on:
                         pending_on.append(on)
                         to_on[on.key] = on
+        meter.charge(popped)
 
     @staticmethod
     def forcing_chains(board, to_on, to_off, y, chains, source) -> None:
-        """Chains from ``source`` to its own opposite (so the opposite holds)."""
+        """Chains from ``source`` to its own opposite (so the opposite holds); the candidates
+        taken off its queues are charged to the rating's ``meter``."""
         pending_on, pending_off = deque(to_on.values()), deque(to_off.values())
         found = {p.key for p in chains}
+        popped = 0
         while pending_on or pending_off:
             while pending_on:
                 p = pending_on.popleft()
+                popped += 1
                 for off in on_to_off(board, p, y):
                     if off.key + 1 == source.key and off.key not in found:
                         found.add(off.key)
@@ -591,6 +599,7 @@ class Chaining:
                         to_off[off.key] = off
             while pending_off:
                 p = pending_off.popleft()
+                popped += 1
                 for on in off_to_on(board, p, None, to_off, y, True):
                     if on.key - 1 == source.key and on.key not in found:
                         found.add(on.key)
@@ -598,6 +607,7 @@ class Chaining:
                     if on.key not in to_on:
                         pending_on.append(on)
                         to_on[on.key] = on
+        meter.charge(popped)
 
     def cycle_hint(self, cands, dst_on: Node, dst_off: Node, y: bool, x: bool) -> ChainHint:
         cells: dict[int, None] = {}

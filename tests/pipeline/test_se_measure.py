@@ -189,7 +189,7 @@ def test_the_summary_counts_the_rows_over_the_budget(se_run):
     assert numbers.se.max == max(float(row["er"]) for row in EASY)
     assert sum(numbers.se_bands.values()) == len(EASY)
     text = format_summary(summary)
-    assert "1 row over the SE work budget (100 propagation steps)" in text
+    assert "1 row over the SE work budget (100 chain steps)" in text
     assert "raise --se-budget" in text
     assert "se bands      1.x:2  2.x:1  3.x:1  4.x:1  5.x:1" in text
 

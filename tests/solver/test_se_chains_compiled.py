@@ -4,9 +4,10 @@
 (made by ``tools/se_chain_positions.py`` from the puzzles of ``tests/data/se/excerpt.tsv`` and of
 ``data/sets/top1465.txt``). On each, every compiled chain rule up to the one applied must give
 the reference's first hint of that rule (none for the earlier ones), and count the same work:
-the candidates taken off ``Chaining.propagate``'s queues, counted here by wrapping the
-reference's two implication functions (``propagate`` is their only caller that passes the
-known candidates). A few positions run by default, all of them with ``-m slow``.
+the candidates taken off the chain searches' queues (``Chaining.propagate``, ``cycles`` and
+``forcing_chains``), counted apart from the reference's meter by wrapping its two implication
+functions (each candidate taken off a queue is one call of one of them, and the searches are
+their only callers). A few positions run by default, all of them with ``-m slow``.
 """
 
 from __future__ import annotations
@@ -62,22 +63,11 @@ def _fast_rows():
 
 
 @pytest.fixture
-def counted(monkeypatch):
-    """The reference's propagation work: calls of on_to_off/off_to_on with known candidates."""
-    counter = [0]
-    on_to_off, off_to_on = reference.on_to_off, reference.off_to_on
-
-    def counted_on_to_off(board, p, cell_rule, known=None, opposite=None):
-        counter[0] += known is not None
-        return on_to_off(board, p, cell_rule, known, opposite)
-
-    def counted_off_to_on(board, p, source, offs, cell_rule, region_rule, known=None):
-        counter[0] += known is not None
-        return off_to_on(board, p, source, offs, cell_rule, region_rule, known)
-
-    monkeypatch.setattr(reference, "on_to_off", counted_on_to_off)
-    monkeypatch.setattr(reference, "off_to_on", counted_off_to_on)
-    return counter
+def counted():
+    """The reference's chain work, counted apart from its meter (one unit a call of its two
+    implication functions, as the compiled fallback counts it)."""
+    with compiled.counted_chain_work(None) as counter:
+        yield counter
 
 
 def _same(hint, expected) -> None:
