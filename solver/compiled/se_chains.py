@@ -17,9 +17,10 @@ rule's ``Chaining``, the grid's ``ChainGrid``, the nodes' ``Arena``, the maps' a
 - a candidate in a chain (SE's Potential) is a row of ``Arena.nodes``: cell, digit, on (1) or
   off (0), cause (-1 none, 0 naked, 1..3 block/row/column, 4 an inner rule's removal), and where
   its parents lie in ``Arena.parents`` (node indexes, first parent first). Its key is
-  ``cell * 20 + digit * 2 + on``, the reference's ``Node.key``. The nodes are dropped once the
-  start cell (or start candidate, for the static rule) is done: only the best hint so far is
-  kept, copied out (``_offer``);
+  ``cell * 20 + digit * 2 + on``, the reference's ``Node.key``. The nodes of a start candidate
+  of the static rule are dropped once it is done, and only the best hint so far is kept, copied
+  out (``_offer``); those of the other rules stay while the pools have room, for the cache
+  below;
 - a dict of nodes by key (``to_on``, ``to_off`` together, their keys differ in the last bit) is
   a map slot: ``Maps.lookup[slot, key]`` (-1 when absent) and the insertion order ``order[slot]``,
   which the reference's iterations over ``dict.values()`` follow;
@@ -31,6 +32,12 @@ rule's ``Chaining``, the grid's ``ChainGrid``, the nodes' ``Arena``, the maps' a
 Every chain rule of the reference collects all its hints, sorts them by (difficulty,
 complexity, kind), stable, and drops repeats; the first is the hint applied. So only the least
 hint found, the first among equals, is kept here, with the same floats for the difficulty.
+
+The reference propagates a candidate assumed "on" once for its own cell and again for every
+region chain that assumes it (about half of its propagations, in cell order, and the region's
+other places come later); the grid is the same each time, and so is what the propagation gives.
+So the first one is cached (``_propagation_of``: a map slot kept with its nodes until the pools
+or the cache fill) and the others take its map and result, their work counted again.
 
 The work counter is the reference's: one unit per candidate taken off ``pending_on`` or
 ``pending_off`` in ``Chaining.propagate``, ``Chaining.cycles`` and ``Chaining.forcing_chains``
@@ -44,6 +51,7 @@ the same way.
 
 from __future__ import annotations
 
+import threading
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -87,10 +95,14 @@ STATIC, NISHIO, MULTIPLE, DYNAMIC = 0, 1, 2, 3
 N_NODES, N_PARENTS, WORK, MAX_WORK, STATUS, STAMP, N_NESTED = 0, 1, 2, 3, 4, 5, 6
 OK, OVER_BUDGET_STATUS, OVERFLOW = 0, 1, 2
 
-# Map slots: the start cell's digits 0..8, the "off" assumption, a region's other places.
+# Map slots: the start cell's digits 0..8, the "off" assumption, a region's other places;
+# then the cached propagations of candidates assumed "on" (``_propagation_of``).
 DIGIT_SLOT, OFF_SLOT, REGION_SLOT = 0, 9, 10
 CYCLE_SLOT, FORCING_SLOT = 0, 1
 SLOTS = 19
+CACHE_SLOTS = 320  # more than the candidates of most grids a forcing chain rule runs on
+# Work.cache: a cached propagation's work, result and contradiction pair.
+C_WORK, C_RESULT, C_PAIR = 0, 1, 2
 
 # Hints.best: the fields of the least hint found so far (a node's cell, digit and on together).
 (HAS, KIND, X, Y, ABSURD, COMPLEXITY, SORT_KEY, PLACE_CELL, PLACE_DIGIT, PLACE_ON, SOURCE_CELL,
@@ -150,9 +162,9 @@ class Arena(NamedTuple):
 class Maps(NamedTuple):
     """SE's dicts of nodes by key (``to_on`` and ``to_off`` together), one a slot."""
 
-    lookup: np.ndarray  # (SLOTS, KEYS) int32: a map's node of each key, -1 when absent
-    order: np.ndarray  # (SLOTS, KEYS) int32: a map's nodes in their insertion order
-    sizes: np.ndarray  # (SLOTS,) int64: how many nodes each map holds
+    lookup: np.ndarray  # (SLOTS + CACHE_SLOTS, KEYS) int32: a map's node of each key, -1
+    order: np.ndarray  # (SLOTS + CACHE_SLOTS, KEYS) int32: a map's nodes in insertion order
+    sizes: np.ndarray  # (SLOTS + CACHE_SLOTS,) int64: how many nodes each map holds
 
 
 class Work(NamedTuple):
@@ -174,6 +186,9 @@ class Work(NamedTuple):
     forward: np.ndarray  # (81,) int32: the digits its "on" nodes' cells see, by cell
     backward: np.ndarray  # (81,) int32: the same of its "off" nodes
     identities: np.ndarray  # (NESTED_CAPACITY,) int64: the nested hints a hint's chains hold
+    cached: np.ndarray  # (KEYS,) int32: the cache slot of a candidate's "on" propagation, -1
+    cache: np.ndarray  # (CACHE_SLOTS, 4) int64: C_WORK, C_RESULT, C_PAIR (two nodes)
+    cache_used: np.ndarray  # (1,) int64: the cache slots taken
 
 
 class Hints(NamedTuple):
@@ -322,13 +337,33 @@ def _clear(maps, nodes, slot):
 
 
 @compiled
-def _reset(arena, maps):
-    """Empty every map slot, then the node pool (the slots' keys are read from their nodes)."""
-    for slot in range(maps.sizes.shape[0]):
+def _reset(arena, work):
+    """Empty every map slot and the cache, then the node pool (the slots' keys are read from
+    their nodes)."""
+    maps = work.maps
+    for slot in range(SLOTS + work.cache_used[0]):
+        if slot >= SLOTS:
+            work.cached[_key(arena.nodes, maps.order[slot, 0])] = -1  # its start node
         _clear(maps, arena.nodes, slot)
+    work.cache_used[0] = 0
     arena.counters[N_NODES] = 0
     arena.counters[N_PARENTS] = 0
     arena.counters[N_NESTED] = 0
+
+
+@compiled
+def _next_start(arena, work):
+    """Before the propagations from a start cell: the maps of the last start emptied, the
+    cached propagations kept while the pools have room (a quarter used at most) and the cache
+    too, else everything emptied."""
+    ctr = arena.counters
+    if (ctr[N_NODES] > arena.nodes.shape[0] // 4 or ctr[N_PARENTS] > arena.parents.shape[0] // 4
+            or ctr[N_NESTED] > arena.nested.shape[0] // 4
+            or work.cache_used[0] == CACHE_SLOTS):
+        _reset(arena, work)
+        return
+    for slot in range(SLOTS):
+        _clear(work.maps, arena.nodes, slot)
 
 
 @compiled(inline="always")
@@ -1296,7 +1331,7 @@ def _static_rule(values, grid, arena, work, hints):
             for d in range(1, 10):
                 if not (cands[cell] >> d) & 1:
                     continue
-                _reset(arena, work.maps)
+                _reset(arena, work)
                 p_on = _new_node(arena, cell, d, 1, NO_CAUSE, -1)
                 _static_start(p_on, y, x, grid, arena, work, hints)
                 if ctr[STATUS] != OK:
@@ -1386,6 +1421,44 @@ def _common_hints(shared, slots, grid, arena, work, hints):
                    arena, work, hints)
 
 
+@compiled
+def _propagation_of(cell, d, scratch, rule, grid, arena, work):
+    """The map of the candidate (``cell``, ``d``) assumed "on" and propagated (``_propagate``),
+    and the propagation's result. The reference propagates a candidate again for each region
+    chain that assumes it and for its own cell; the grid is the same each time, so is all the
+    propagation gives: the first one is cached (a slot past ``SLOTS``, its nodes kept with it)
+    and later ones take its map and result, their work counted again. In ``scratch`` when the
+    cache is full. Returns (slot, result), the result -1 when stopped."""
+    maps, nodes, ctr = work.maps, arena.nodes, arena.counters
+    k = cell * 20 + d * 2 + 1
+    slot = work.cached[k]
+    if slot >= 0:
+        entry = work.cache[slot - SLOTS]
+        if _charge(ctr, entry[C_WORK]):
+            return slot, -1
+        work.pair[0] = entry[C_PAIR]
+        work.pair[1] = entry[C_PAIR + 1]
+        return slot, entry[C_RESULT]
+    used = work.cache_used[0]
+    slot = SLOTS + used if used < CACHE_SLOTS else scratch
+    _clear(maps, nodes, slot)
+    p_on = _new_node(arena, cell, d, 1, NO_CAUSE, -1)
+    if p_on < 0:
+        return slot, -1
+    _insert(maps, slot, p_on, k)
+    before = ctr[WORK]
+    found = _propagate(slot, rule, grid, arena, work)
+    if found >= 0 and slot >= SLOTS:
+        work.cache_used[0] = used + 1
+        work.cached[k] = slot
+        entry = work.cache[used]
+        entry[C_WORK] = ctr[WORK] - before
+        entry[C_RESULT] = found
+        entry[C_PAIR] = work.pair[0]
+        entry[C_PAIR + 1] = work.pair[1]
+    return slot, found
+
+
 @compiled(inline="always")
 def _contradiction(first, second, cell, removed, hints):
     """The targets (``work.pair``'s nodes) and the removal of a contradiction, into ``hints``."""
@@ -1396,19 +1469,19 @@ def _contradiction(first, second, cell, removed, hints):
 
 
 @compiled
-def _binary_chaining(p_on, slot, rule, grid, arena, work, hints):
-    """Assume the candidate of ``p_on`` on (map ``slot``), then off (``OFF_SLOT``):
-    contradictions (Nishio and dynamic) and double forcing chains (dynamic, from a cell of
-    three candidates or more). Returns -1 when stopped."""
+def _binary_chaining(cell, d, scratch, rule, grid, arena, work, hints):
+    """Assume the candidate (``cell``, ``d``) on (``_propagation_of``, ``scratch`` if it is not
+    cached), then off (``OFF_SLOT``): contradictions (Nishio and dynamic) and double forcing
+    chains (dynamic, from a cell of three candidates or more). Returns the slot of the "on"
+    map, -1 when stopped."""
     cands, nodes, pair = grid.cands, arena.nodes, work.pair
-    cell, d = nodes[p_on, 0], nodes[p_on, 1]
     contradiction = rule.mode != MULTIPLE
+    slot, found = _propagation_of(cell, d, scratch, rule, grid, arena, work)
+    if found < 0:
+        return -1
+    p_on = work.maps.order[slot, 0]  # the candidate assumed
     p_off = _new_node(arena, cell, d, 0, NO_CAUSE, -1)
     if p_off < 0:
-        return -1
-    _insert(work.maps, slot, p_on, _key(nodes, p_on))
-    found = _propagate(slot, rule, grid, arena, work)
-    if found < 0:
         return -1
     if contradiction and found == 1:  # the candidate cannot be on
         _contradiction(pair[0], pair[1], cell, 1 << d, hints)
@@ -1430,16 +1503,15 @@ def _binary_chaining(p_on, slot, rule, grid, arena, work, hints):
         slots[1] = OFF_SLOT
         _common_hints(Found(BINARY, True, True, False, rule.base, 2, 0, 0, -1, p_on, -1, 0),
                       slots, grid, arena, work, hints)
-    return 0
+    return slot
 
 
 @compiled
-def _region_chainings(p_on, slot, rule, grid, arena, work, hints):
-    """Region forcing chains of the digit of ``p_on`` (map ``slot``) from the regions where its
-    cell is the digit's first place: every other place assumed on in turn. Returns -1 when
-    stopped."""
-    pos, nodes = grid.pos, arena.nodes
-    cell, d = nodes[p_on, 0], int(nodes[p_on, 1])
+def _region_chainings(cell, d, slot, rule, grid, arena, work, hints):
+    """Region forcing chains of the digit ``d`` of ``cell`` (its "on" map ``slot``) from the
+    regions where the cell is the digit's first place: every other place assumed on in turn.
+    Returns -1 when stopped."""
+    pos = grid.pos
     multiple = rule.mode != NISHIO
     slots = np.empty(9, np.int64)
     for j in range(3):
@@ -1458,15 +1530,11 @@ def _region_chainings(p_on, slot, rule, grid, arena, work, hints):
             if other == cell:
                 slots[n_slots] = slot
             else:
-                s = REGION_SLOT + n_slots - 1
+                s, found = _propagation_of(other, d, REGION_SLOT + n_slots - 1, rule, grid,
+                                           arena, work)
+                if found < 0:
+                    return -1
                 slots[n_slots] = s
-                _clear(work.maps, nodes, s)
-                o = _new_node(arena, other, d, 1, NO_CAUSE, -1)
-                if o < 0:
-                    return -1
-                _insert(work.maps, s, o, _key(nodes, o))
-                if _propagate(s, rule, grid, arena, work) < 0:
-                    return -1
             n_slots += 1
         _common_hints(Found(REGION, True, True, False, rule.base, n_slots, 0, 0, -1, -1, rg, d),
                       slots, grid, arena, work, hints)
@@ -1481,23 +1549,23 @@ def _chaining_rule(values, rule, grid, arena, work, hints):
     dynamic = rule.mode != MULTIPLE
     multiple = not nishio
     slots = np.empty(9, np.int64)
+    _reset(arena, work)  # the cache too: the work arrays may have served another grid
     for cell in range(81):
         n = popcount(cands[cell])
         if values[cell] or not (n > 2 or (n > 1 and dynamic)):
             continue
-        _reset(arena, work.maps)
+        _next_start(arena, work)
         n_digits = 0
         for d in range(1, 10):
             if not (cands[cell] >> d) & 1:
                 continue
-            slot = DIGIT_SLOT + n_digits
+            slot = _binary_chaining(cell, d, DIGIT_SLOT + n_digits, rule, grid, arena, work,
+                                    hints)
+            if slot < 0:
+                return
             slots[n_digits] = slot
             n_digits += 1
-            _clear(work.maps, arena.nodes, slot)
-            p_on = _new_node(arena, cell, d, 1, NO_CAUSE, -1)
-            if p_on < 0 or _binary_chaining(p_on, slot, rule, grid, arena, work, hints) < 0:
-                return
-            if not nishio and _region_chainings(p_on, slot, rule, grid, arena, work,
+            if not nishio and _region_chainings(cell, d, slot, rule, grid, arena, work,
                                                 hints) < 0:
                 return
         if not nishio and (n == 2 or (multiple and n > 2)):
@@ -1587,11 +1655,11 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
     values = np.ascontiguousarray(values, dtype=np.int8)
     cands = np.ascontiguousarray(cands, dtype=np.int32)
     counts = _placed_and_empty(values)
-    arena = _arena(-1 if max_work is None else max_work, spec.level >= 1)
+    arena, work_arrays = _searching(-1 if max_work is None else max_work, spec.level >= 1)
     hints = _hints(collect=False)
     run, depth = _RUNS[min(spec.level, 5)]
     run(values, cands, Chaining(spec.mode, spec.level, spec.base, _below(values, counts, depth)),
-        _grid(counts), arena, _work(spec.level >= 1), hints)
+        _grid(counts), arena, work_arrays, hints)
     counters = arena.counters
     work = int(counters[WORK])
     if counters[STATUS] == OVER_BUDGET_STATUS:
@@ -1601,6 +1669,29 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
     if not hints.best[HAS]:
         return ChainSearch(None, work, False)
     return ChainSearch(_hint(spec, hints), work, False)
+
+
+_THREAD = threading.local()
+
+
+def _searching(max_work: int, inner_rules: bool) -> tuple[Arena, Work]:
+    """This thread's node pools and work arrays for a search, made at its first and kept: a
+    search touches megabytes of them (the cached propagations' nodes), and fresh arrays cost a
+    page fault for each page touched, more than the search itself on most grids. The pools'
+    counters start again; the ``_ancestors`` walk's stamp goes on counting (``work.stamp``
+    keeps the stamps of earlier searches), and each rule empties the maps first (``_reset``),
+    reading their keys from the nodes the last search left."""
+    kept = _THREAD.__dict__.setdefault("searches", {})
+    if inner_rules not in kept:
+        kept[inner_rules] = (_arena(-1, inner_rules), _work(inner_rules))
+    arena, work = kept[inner_rules]
+    counters = arena.counters
+    stamp = counters[STAMP]
+    counters[:] = 0
+    counters[STAMP] = stamp
+    counters[MAX_WORK] = max_work
+    work.taken[:] = 0  # a static search stopped over budget may leave its last start's marks
+    return arena, work
 
 
 def _arena(max_work: int, inner_rules: bool) -> Arena:
@@ -1647,15 +1738,18 @@ def _below(values: np.ndarray, counts: np.ndarray, depth: int) -> Below | None:
 
 
 def _work(inner_rules: bool) -> Work:
-    maps = Maps(np.full((SLOTS, KEYS), -1, np.int32), np.empty((SLOTS, KEYS), np.int32),
-                np.zeros(SLOTS, np.int64))
+    n_maps = SLOTS + CACHE_SLOTS
+    maps = Maps(np.full((n_maps, KEYS), -1, np.int32), np.empty((n_maps, KEYS), np.int32),
+                np.zeros(n_maps, np.int64))
     return Work(maps, np.empty(KEYS, np.int32), np.empty(QUEUE_CAPACITY + KEYS, np.int32),
                 np.empty(64, np.int32), np.zeros(KEYS, np.int64),
                 np.empty(QUEUE_CAPACITY, np.int32), np.empty(2, np.int32),
                 inner_work(QUEUE_CAPACITY), np.empty(QUEUE_CAPACITY, np.int32),
                 np.empty(4, np.int32), np.zeros(KEYS, np.uint8), np.empty(81, np.int32),
                 np.empty(81, np.uint8), np.empty(81, np.int32), np.empty(81, np.int32),
-                np.empty(NESTED_CAPACITY if inner_rules else 1, np.int64))
+                np.empty(NESTED_CAPACITY if inner_rules else 1, np.int64),
+                np.full(KEYS, -1, np.int32), np.empty((CACHE_SLOTS, 4), np.int64),
+                np.zeros(1, np.int64))
 
 
 def _placed_and_empty(values: np.ndarray) -> np.ndarray:
@@ -1768,7 +1862,8 @@ def _reference_search(rule: int, values, cands, max_work: int | None) -> ChainSe
 # The search a depth below, which only the copies call (each binds its own): a function left
 # out of the copies that called it would fail to compile, not run the wrong depth.
 _inner_run = None
-_SEARCH = {"_advanced": _advanced, "_propagate": _propagate, "_binary_chaining": _binary_chaining,
+_SEARCH = {"_advanced": _advanced, "_propagate": _propagate, "_propagation_of": _propagation_of,
+           "_binary_chaining": _binary_chaining,
            "_region_chainings": _region_chainings, "_chaining_rule": _chaining_rule,
            "_run": _run, "_nested_removals": _inner_chain_removals, "_memo_fill": _memo_fill}
 _INLINED = frozenset(_SEARCH) - {"_propagate", "_run"}
