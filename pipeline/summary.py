@@ -610,7 +610,7 @@ def se_budget_advice(settings: Settings, count: int) -> str:
     return (f"{count:,} {'row' if count == 1 else 'rows'} over the SE work budget "
             f"({settings.se_budget:,} chain steps): their se is null; raise --se-budget "
             f"(at most {MAX_SE_BUDGET:,}; 1,000,000,000 rated every ER 11 puzzle we measured, "
-            "about a minute at most each: docs/measures.md) in a new --output or with "
+            "each within about a minute: docs/measures.md) in a new --output or with "
             "--overwrite")
 
 

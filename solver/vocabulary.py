@@ -56,9 +56,10 @@ MAX_RATING_SAMPLES = 1024
 # counted alike by both implementations, so the same rows are over it whichever computes). Paths
 # without chains take none, top1465's 0.02 to 3 million, forum-hardest ones of ER 10.3 to 11.5
 # 20 to 650 million (docs/measures.md, "The SE work budget"). The compiled rating takes 3 to 20
-# million a second (the nested levels 11 to 20), so the default bounds a row at about a minute
-# and rates most ER 11 puzzles. Past it a row's se is null and the summary counts it.
-DEFAULT_SE_BUDGET = 200_000_000
+# million a second, 11 to 20 on the nested levels, whose paths alone come near the default: so
+# it stops a row within about half a minute, rates the ER 10.x puzzles and leaves the hardest
+# ER 11.x unrated. Past it a row's se is null and the summary counts it.
+DEFAULT_SE_BUDGET = 300_000_000
 MAX_SE_BUDGET = 10_000_000_000
 
 # SPEC 5.4: the columns of ``se_techniques``, one per family of Sudoku Explainer's techniques, in

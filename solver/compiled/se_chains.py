@@ -1422,15 +1422,14 @@ def _common_hints(shared, slots, grid, arena, work, hints):
 
 
 @compiled
-def _propagation_of(cell, d, scratch, rule, grid, arena, work):
-    """The map of the candidate (``cell``, ``d``) assumed "on" and propagated (``_propagate``),
-    and the propagation's result. The reference propagates a candidate again for each region
+def _propagation_of(k, scratch, rule, grid, arena, work):
+    """The map of the candidate of "on" key ``k`` assumed and propagated (``_propagate``), and
+    the propagation's result. The reference propagates a candidate again for each region
     chain that assumes it and for its own cell; the grid is the same each time, so is all the
     propagation gives: the first one is cached (a slot past ``SLOTS``, its nodes kept with it)
     and later ones take its map and result, their work counted again. In ``scratch`` when the
     cache is full. Returns (slot, result), the result -1 when stopped."""
     maps, nodes, ctr = work.maps, arena.nodes, arena.counters
-    k = cell * 20 + d * 2 + 1
     slot = work.cached[k]
     if slot >= 0:
         entry = work.cache[slot - SLOTS]
@@ -1442,7 +1441,7 @@ def _propagation_of(cell, d, scratch, rule, grid, arena, work):
     used = work.cache_used[0]
     slot = SLOTS + used if used < CACHE_SLOTS else scratch
     _clear(maps, nodes, slot)
-    p_on = _new_node(arena, cell, d, 1, NO_CAUSE, -1)
+    p_on = _new_node(arena, k // 20, (k % 20) // 2, 1, NO_CAUSE, -1)
     if p_on < 0:
         return slot, -1
     _insert(maps, slot, p_on, k)
@@ -1469,14 +1468,15 @@ def _contradiction(first, second, cell, removed, hints):
 
 
 @compiled
-def _binary_chaining(cell, d, scratch, rule, grid, arena, work, hints):
-    """Assume the candidate (``cell``, ``d``) on (``_propagation_of``, ``scratch`` if it is not
+def _binary_chaining(k, scratch, rule, grid, arena, work, hints):
+    """Assume the candidate of "on" key ``k`` on (``_propagation_of``, ``scratch`` if it is not
     cached), then off (``OFF_SLOT``): contradictions (Nishio and dynamic) and double forcing
     chains (dynamic, from a cell of three candidates or more). Returns the slot of the "on"
     map, -1 when stopped."""
     cands, nodes, pair = grid.cands, arena.nodes, work.pair
+    cell, d = k // 20, (k % 20) // 2
     contradiction = rule.mode != MULTIPLE
-    slot, found = _propagation_of(cell, d, scratch, rule, grid, arena, work)
+    slot, found = _propagation_of(k, scratch, rule, grid, arena, work)
     if found < 0:
         return -1
     p_on = work.maps.order[slot, 0]  # the candidate assumed
@@ -1507,11 +1507,12 @@ def _binary_chaining(cell, d, scratch, rule, grid, arena, work, hints):
 
 
 @compiled
-def _region_chainings(cell, d, slot, rule, grid, arena, work, hints):
-    """Region forcing chains of the digit ``d`` of ``cell`` (its "on" map ``slot``) from the
-    regions where the cell is the digit's first place: every other place assumed on in turn.
+def _region_chainings(k, slot, rule, grid, arena, work, hints):
+    """Region forcing chains of the candidate of "on" key ``k`` (its map ``slot``) from the
+    regions where its cell is the digit's first place: every other place assumed on in turn.
     Returns -1 when stopped."""
     pos = grid.pos
+    cell, d = k // 20, (k % 20) // 2
     multiple = rule.mode != NISHIO
     slots = np.empty(9, np.int64)
     for j in range(3):
@@ -1530,8 +1531,8 @@ def _region_chainings(cell, d, slot, rule, grid, arena, work, hints):
             if other == cell:
                 slots[n_slots] = slot
             else:
-                s, found = _propagation_of(other, d, REGION_SLOT + n_slots - 1, rule, grid,
-                                           arena, work)
+                s, found = _propagation_of(other * 20 + d * 2 + 1, REGION_SLOT + n_slots - 1,
+                                           rule, grid, arena, work)
                 if found < 0:
                     return -1
                 slots[n_slots] = s
@@ -1559,14 +1560,13 @@ def _chaining_rule(values, rule, grid, arena, work, hints):
         for d in range(1, 10):
             if not (cands[cell] >> d) & 1:
                 continue
-            slot = _binary_chaining(cell, d, DIGIT_SLOT + n_digits, rule, grid, arena, work,
-                                    hints)
+            k = cell * 20 + d * 2 + 1  # the candidate's "on" key
+            slot = _binary_chaining(k, DIGIT_SLOT + n_digits, rule, grid, arena, work, hints)
             if slot < 0:
                 return
             slots[n_digits] = slot
             n_digits += 1
-            if not nishio and _region_chainings(cell, d, slot, rule, grid, arena, work,
-                                                hints) < 0:
+            if not nishio and _region_chainings(k, slot, rule, grid, arena, work, hints) < 0:
                 return
         if not nishio and (n == 2 or (multiple and n > 2)):
             start = _new_node(arena, cell, 0, 1, NO_CAUSE, -1)
