@@ -47,7 +47,7 @@ from pipeline.summary import (
     se_text,
     summarize,
 )
-from pipeline.text import decimal_text, escaped, number_text, where_text
+from pipeline.text import decimal_text, escaped, number_text, rate_text, where_text
 from pipeline.version import __version__
 from solver.reference.bird import put, read_mat
 from solver.vocabulary import GRADES, STATUSES
@@ -751,7 +751,7 @@ def run_section(summary: Summary) -> str:
              f"{number_text(summary.rows_in)} / {summary.rows_out:,}"),
              ("engine, workers", f"{summary.engine}, {summary.workers}"),
              ("wall time", "not recorded" if not wall else
-              f"{wall:,.1f} s ({summary.puzzles_per_second:,.0f} puzzles/s)"),
+              f"{wall:,.1f} s ({rate_text(summary.puzzles_per_second)} puzzles/s)"),
              ("parts", summary.parts),
              ("rows per batch", number_text(summary.batch_rows) if summary.batch_rows
               else "chosen per input (see Inputs)")]

@@ -44,6 +44,7 @@ from pipeline.text import (
     decimal_text,
     escaped,
     number_text,
+    rate_text,
     share_text,
     where_text,
 )
@@ -715,14 +716,14 @@ def format_summary(summary: Summary) -> str:
                  if summary.compile_seconds >= COMPILED_SECONDS else "")
     rate = summary.puzzles_per_second
     timing = (
-        f"{wall:.2f} s wall{compiling}, {rate or 0:,.0f} puzzles/s, "
+        f"{wall:.2f} s wall{compiling}, {rate_text(rate or 0)} puzzles/s, "
         if wall
         else "wall time not recorded, "
     )
     lines.append(
         f"time          {timing}{summary.workers} worker{'s' if summary.workers != 1 else ''} "
         f"({summary.engine} engine), "
-        f"{summary.solve_seconds:.2f} s solving"
+        f"{summary.solve_seconds:.2f} s in the search (grade and measures apart)"
     )
     return "\n".join(lines)
 

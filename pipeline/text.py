@@ -13,6 +13,14 @@ def decimal_text(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def rate_text(per_second: float | None) -> str:
+    """'12,345' puzzles a second, '0.11' for a rate under ten (a slow measure's: whole numbers
+    would say 0), or '-' for none."""
+    if per_second is None:
+        return "-"
+    return f"{per_second:,.0f}" if per_second >= 10 else f"{per_second:.2g}"
+
+
 def share_text(count: int, total: int) -> str:
     """'12.5%' of ``total``, or '-' when there is nothing to share."""
     return f"{100 * count / total:.1f}%" if total else "-"
