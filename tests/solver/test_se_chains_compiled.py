@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 
 from solver.compiled import se_chains as compiled
-from solver.reference import se_chains as reference
 from solver.reference.se import RULES
 from solver.reference.se_grid import Grid
 
