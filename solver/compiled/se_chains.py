@@ -1445,11 +1445,12 @@ def _propagation_of(k, scratch, rule, grid, arena, work):
     if p_on < 0:
         return slot, -1
     _insert(maps, slot, p_on, k)
+    if slot >= SLOTS:  # taken before propagating: a search stopped in it still empties it
+        work.cache_used[0] = used + 1
+        work.cached[k] = slot
     before = ctr[WORK]
     found = _propagate(slot, rule, grid, arena, work)
     if found >= 0 and slot >= SLOTS:
-        work.cache_used[0] = used + 1
-        work.cached[k] = slot
         entry = work.cache[used]
         entry[C_WORK] = ctr[WORK] - before
         entry[C_RESULT] = found

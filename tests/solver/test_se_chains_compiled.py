@@ -154,6 +154,23 @@ def test_a_budget_stops_the_search_past_it(rule):
     assert stopped == compiled.ChainSearch(None, full.work, True)
 
 
+@pytest.mark.parametrize("rule", [23, 24])
+def test_a_search_stopped_over_budget_leaves_the_next_one_whole(rule):
+    """A thread's searches share their arrays (the cached propagations among them): one stopped
+    part way, its budget spent inside a propagation, must leave every later search the answer
+    it gives alone."""
+    rows = [r for r in POSITIONS if r["rule"] in (23, 24)][:4]
+    grids = [(np.array(r["values"], np.int8), np.array(r["cands"], np.int32)) for r in rows]
+    alone = [compiled.chain_rule_search(rule, *grid) for grid in grids]
+    for stopped, full in zip(grids, alone):
+        for spent in (full.work // 9, full.work // 4, full.work // 2, full.work - 1):
+            assert compiled.chain_rule_search(rule, *stopped, max_work=spent).over_budget
+            for grid, expected in zip(grids, alone):
+                again = compiled.chain_rule_search(rule, *grid)
+                _same(again.hint, expected.hint)
+                assert again.work == expected.work
+
+
 @pytest.mark.parametrize("rule", [25, 26, 29])
 def test_a_budget_stops_a_nested_search_inside_its_inner_searches(rule):
     row = POSITIONS[0]
