@@ -162,10 +162,10 @@ def test_a_search_stopped_over_budget_leaves_the_next_one_whole(rule):
     rows = [r for r in POSITIONS if r["rule"] in (23, 24)][:4]
     grids = [(np.array(r["values"], np.int8), np.array(r["cands"], np.int32)) for r in rows]
     alone = [compiled.chain_rule_search(rule, *grid) for grid in grids]
-    for stopped, full in zip(grids, alone):
+    for stopped, full in zip(grids, alone, strict=True):
         for spent in (full.work // 9, full.work // 4, full.work // 2, full.work - 1):
             assert compiled.chain_rule_search(rule, *stopped, max_work=spent).over_budget
-            for grid, expected in zip(grids, alone):
+            for grid, expected in zip(grids, alone, strict=True):
                 again = compiled.chain_rule_search(rule, *grid)
                 _same(again.hint, expected.hint)
                 assert again.work == expected.work
