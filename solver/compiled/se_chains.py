@@ -353,9 +353,9 @@ def _reset(arena, work):
 
 @compiled
 def _next_start(arena, work):
-    """Before the propagations from a start cell: the maps of the last start emptied, the
-    cached propagations kept while the pools have room (a quarter used at most) and the cache
-    too, else everything emptied."""
+    """Before the propagations from a start cell: the maps of the last start emptied, and the
+    cached propagations kept while the pools are at most a quarter used and the cache has a
+    free slot; else everything emptied."""
     ctr = arena.counters
     if (ctr[N_NODES] > arena.nodes.shape[0] // 4 or ctr[N_PARENTS] > arena.parents.shape[0] // 4
             or ctr[N_NESTED] > arena.nested.shape[0] // 4
