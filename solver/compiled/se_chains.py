@@ -1684,7 +1684,7 @@ def _searching(max_work: int, inner_rules: bool) -> tuple[Arena, Work]:
     reading their keys from the nodes the last search left."""
     kept = _THREAD.__dict__.setdefault("searches", {})
     if inner_rules not in kept:
-        kept[inner_rules] = (_arena(-1, inner_rules), _work(inner_rules))
+        kept[inner_rules] = (_arena(inner_rules), _work(inner_rules))
     arena, work = kept[inner_rules]
     counters = arena.counters
     stamp = counters[STAMP]
@@ -1695,12 +1695,12 @@ def _searching(max_work: int, inner_rules: bool) -> tuple[Arena, Work]:
     return arena, work
 
 
-def _arena(max_work: int, inner_rules: bool) -> Arena:
-    """The nodes of a search; the room for inner rules' removals (``nested``, ``nested_of``)
-    only for a search whose chains call inner rules (level 1 and up): most searches need none,
-    and a rating makes one search a chain step."""
+def _arena(inner_rules: bool) -> Arena:
+    """The nodes of a search, without a budget; the room for inner rules' removals
+    (``nested``, ``nested_of``) only for a search whose chains call inner rules (level 1 and
+    up): most searches need none."""
     counters = np.zeros(8, np.int64)
-    counters[MAX_WORK] = max_work
+    counters[MAX_WORK] = -1
     nested, nodes = (NESTED_CAPACITY, NODE_CAPACITY) if inner_rules else (1, 1)
     return Arena(np.empty((NODE_CAPACITY, 6), np.int32), np.empty(PARENT_CAPACITY, np.int32),
                  counters, np.empty((nested, 2), np.int64), np.empty(nodes, np.int32))
@@ -1734,7 +1734,7 @@ def _below(values: np.ndarray, counts: np.ndarray, depth: int) -> Below | None:
                 np.empty((MEMO_ENTRIES, 4), np.int64), np.empty(MEMO_DATA, np.int64),
                 np.zeros(2, np.int64))
     nested = depth >= 2  # its searches' chains call inner rules (level 5's level 2)
-    return Below(values, _grid(counts.copy()), _arena(-1, nested), _work(nested),
+    return Below(values, _grid(counts.copy()), _arena(nested), _work(nested),
                  _hints(collect=True), memo, _below(values, counts, depth - 1))
 
 
