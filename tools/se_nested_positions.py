@@ -75,9 +75,9 @@ def reference_answer(rule: int, values, cands):
     """(hint, work, CPU s) of the reference's rule ``rule`` on the grid."""
     grid = Grid([int(v) for v in values], [int(m) for m in cands])
     started = time.process_time()
-    with counted_chain_work(None) as counter:
+    with counted_chain_work(None) as meter:
         hint = next(iter(RULES[rule](grid)), None)
-    return hint, counter[0], time.process_time() - started
+    return hint, meter.spent, time.process_time() - started
 
 
 def found_positions(inputs: list[str], min_rule: int, per_puzzle: int):

@@ -40,8 +40,10 @@ So the first one is cached (``_propagation_of``: a map slot kept with its nodes 
 or the cache fill) and the others take its map and result, their work counted again.
 
 The work counter is the reference's: one unit per candidate taken off ``pending_on`` or
-``pending_off`` in ``Chaining.propagate``, ``Chaining.cycles`` and ``Chaining.forcing_chains``
-(one queue here for each of the last two).
+``pending_off`` in ``Chaining.propagate`` and ``Chaining.forcing_chains``, and per candidate
+``Chaining.cycles`` reaches. The static rule (cycles and forcing chains) counts it without
+searching where no search of a start can find anything (``_static_kind``): what a start
+reaches is read from the graph's closure, computed once for all starts (``Reach``).
 
 The hints returned carry no ``rule_parents`` (only a nested chain's inner rules use them, and
 those run inside the compiled code). A search that runs out of the fixed node pools (never seen
@@ -110,6 +112,8 @@ C_WORK, C_RESULT, C_PAIR = 0, 1, 2
  HINT_DIGIT, N_REMOVALS, N_LINE, N_DIGITS_MASK) = range(24)
 BEST_FIELDS = 24
 
+NODES = 2 * 729  # the static rule's graph: every candidate, "off" and "on"
+WORDS = (NODES + 63) // 64
 NODE_CAPACITY = 1 << 19
 PARENT_CAPACITY = 1 << 21
 QUEUE_CAPACITY = 1 << 16
@@ -167,6 +171,25 @@ class Maps(NamedTuple):
     sizes: np.ndarray  # (SLOTS + CACHE_SLOTS,) int64: how many nodes each map holds
 
 
+class Reach(NamedTuple):
+    """The static rule's implications on one grid as a graph, a node for each candidate "off"
+    (``2 i``) and "on" (``2 i + 1``), and what each node reaches in it: a bit set for each
+    strongly connected component (``_closure``)."""
+
+    index: np.ndarray  # (KEYS,) int32: a key's node, -1
+    keys: np.ndarray  # (NODES,) int32: a node's key
+    first: np.ndarray  # (NODES + 1,) int32: where a node's successors start in ``succ``
+    succ: np.ndarray  # (NODES * 16,) int32: the nodes each node implies
+    order: np.ndarray  # (NODES,) int32: when Tarjan's walk met a node, -1 not yet
+    low: np.ndarray  # (NODES,) int32: the earliest node met that a node's walk reached
+    comp: np.ndarray  # (NODES,) int32: a node's component, -1 while the walk holds it
+    stack: np.ndarray  # (NODES,) int32: the nodes held
+    calls: np.ndarray  # (NODES, 2) int32: the walk's path: a node, its next successor
+    sets: np.ndarray  # (NODES, WORDS) int64: what a component's nodes reach, themselves too
+    sizes: np.ndarray  # (NODES,) int64: how many nodes that is
+    ons: np.ndarray  # (NODES,) int64: how many of a component's nodes are "on"
+
+
 class Work(NamedTuple):
     """The maps, queues and scratch arrays of a search."""
 
@@ -189,6 +212,7 @@ class Work(NamedTuple):
     cached: np.ndarray  # (KEYS,) int32: the cache slot of a candidate's "on" propagation, -1
     cache: np.ndarray  # (CACHE_SLOTS, 4) int64: C_WORK, C_RESULT, C_PAIR (two nodes)
     cache_used: np.ndarray  # (1,) int64: the cache slots taken
+    reach: Reach  # the static rule's graph and what each node of it reaches
 
 
 class Hints(NamedTuple):
@@ -1177,8 +1201,8 @@ def _start(maps, nodes, slot, start, queue):
 @compiled
 def _cycles(source, y, x, grid, arena, work):
     """SE's breadth-first search for cycles back to ``source`` (length 4 or more): their last
-    nodes into ``work.cycle_ends``; returns their count, -1 when stopped (over budget or out
-    of room)."""
+    nodes into ``work.cycle_ends``; returns their count, -1 when out of room. Its work is
+    charged before (``_static_kind``)."""
     cands, pos, nodes, parents, ctr = grid.cands, grid.pos, arena.nodes, arena.parents, \
         arena.counters
     maps, queue, implied, ends = work.maps, work.off, work.implied, work.cycle_ends
@@ -1194,8 +1218,6 @@ def _cycles(source, y, x, grid, arena, work):
             layer_end = tail
         p = queue[head]
         head += 1
-        if _charge(ctr, 1):
-            return -1
         count = (_on_to_off(p, links, cands, pos, lookup, arena, implied) if nodes[p, 2]
                  else _off_to_on(p, links, grid, lookup, arena, implied))
         if count < 0 or tail + count > queue.shape[0]:
@@ -1222,8 +1244,8 @@ def _cycles(source, y, x, grid, arena, work):
 def _forcing_chains(start, y, n_chains, grid, arena, work):
     """Chains from ``start`` to its own opposite, appended to ``work.chains`` (``n_chains``
     there) unless a chain of that key is there (``work.taken``); returns the new count, -1
-    when stopped (over budget or out of room)."""
-    cands, pos, nodes, ctr = grid.cands, grid.pos, arena.nodes, arena.counters
+    when out of room. Its work is charged before (``_static_kind``)."""
+    cands, pos, nodes = grid.cands, grid.pos, arena.nodes
     maps, queue, implied, chains, taken = work.maps, work.off, work.implied, work.chains, \
         work.taken
     lookup = maps.lookup
@@ -1233,8 +1255,6 @@ def _forcing_chains(start, y, n_chains, grid, arena, work):
     while head < tail:
         p = queue[head]
         head += 1
-        if _charge(ctr, 1):
-            return -1
         count = (_on_to_off(p, links, cands, pos, lookup, arena, implied) if nodes[p, 2]
                  else _off_to_on(p, links, grid, lookup, arena, implied))
         if count < 0:
@@ -1316,42 +1336,231 @@ def _forcing_hint(t, y, x, grid, arena, work, hints):
            hints)
 
 
+# The static rule's searches from most starts find nothing, and each reaches every candidate it
+# can, each once (its work): so the reachability of the whole graph, as bit sets, tells which
+# searches to run and what the others would charge. A forcing chain from a candidate "on" exists
+# when its "off" is reached, and from its "off" when its "on" is; a cycle back to a candidate
+# enters it from another candidate "off" that it reaches again, so both are in one strongly
+# connected component with a third node, an "on" one (the links alternate). On top1465's chain
+# positions a start's forcing chains are wanted at 2.5 % of the starts.
+CYCLES, FROM_ON, FROM_OFF = 1, 2, 4
+
+
 @compiled
 def _static_rule(values, grid, arena, work, hints):
     """Forcing chains and cycles: X-only, then Y-only, then XY, from every candidate."""
-    cands = grid.cands
-    ctr = arena.counters
+    reach = work.reach
+    n = _number_candidates(grid.cands, reach)
     for kind in range(3):
-        y = kind > 0
-        x = kind != 1
-        for cell in range(81):
-            n = popcount(cands[cell])
-            if values[cell] or n < 2 or (n > 2 and not x):
-                continue  # Y-cycles start from bivalue cells only
-            for d in range(1, 10):
-                if not (cands[cell] >> d) & 1:
-                    continue
-                _reset(arena, work)
-                p_on = _new_node(arena, cell, d, 1, NO_CAUSE, -1)
-                _static_start(p_on, y, x, grid, arena, work, hints)
-                if ctr[STATUS] != OK:
-                    return
+        _closure(kind, n, grid, reach)
+        if not _static_kind(kind, values, grid, arena, work, hints):
+            break
+    for i in range(n):
+        reach.index[reach.keys[i]] = -1
 
 
 @compiled
-def _static_start(p_on, y, x, grid, arena, work, hints):
-    """The cycles and forcing chains from the candidate of ``p_on`` (the pool's only node),
-    their hints offered; stops early when out of room."""
+def _number_candidates(cands, reach):
+    """The graph's nodes: each candidate's "off" then "on"; returns their count."""
+    n = 0
+    for c in range(81):
+        for d in range(1, 10):
+            if (cands[c] >> d) & 1:
+                k = c * 20 + d * 2
+                reach.keys[n] = k
+                reach.keys[n + 1] = k + 1
+                reach.index[k] = n
+                reach.index[k + 1] = n + 1
+                n += 2
+    return n
+
+
+@compiled
+def _links(kind, n, grid, reach):
+    """The successors of the graph's ``n`` nodes, as ``_on_to_off`` and ``_off_to_on`` link
+    them for ``kind`` (0 X, 1 Y, 2 XY; the cycles' and the forcing chains' graphs are one where
+    both run)."""
+    cands, pos = grid.cands, grid.pos
+    first, succ, keys, index = reach.first, reach.succ, reach.keys, reach.index
+    y = kind > 0
+    x = kind != 1
+    e = 0
+    for v in range(n):
+        first[v] = e
+        k = keys[v]
+        cell = k // 20
+        d = (k % 20) // 2
+        if k & 1:
+            if y:
+                m = cands[cell] & ~(1 << d)
+                for other in range(1, 10):
+                    if (m >> other) & 1:
+                        succ[e] = index[cell * 20 + other * 2]
+                        e += 1
+            for j in range(20):
+                c = HOUSES[cell, j]
+                if (cands[c] >> d) & 1:
+                    succ[e] = index[c * 20 + d * 2]
+                    e += 1
+        else:
+            if y and popcount(cands[cell]) == 2:
+                succ[e] = index[cell * 20 + _lowest(cands[cell] & ~(1 << d)) * 2 + 1]
+                e += 1
+            if x:
+                for j in range(3):
+                    r = CELL_REGIONS[cell, j]
+                    m = pos[r, d]
+                    if popcount(m) == 2:
+                        other = REGION_CELLS[r, _lowest(m & ~(1 << INDEX_IN[cell, j]))]
+                        succ[e] = index[other * 20 + d * 2 + 1]
+                        e += 1
+    first[n] = e
+
+
+@compiled
+def _closure(kind, n, grid, reach):
+    """The graph of ``kind`` (``_links``) and what each of its nodes reaches: Tarjan's walk
+    finishes a strongly connected component after every component it reaches, so a
+    component's set is its nodes and its successors' sets (``_component``)."""
+    _links(kind, n, grid, reach)
+    first, succ, order, low, comp, stack, calls = (reach.first, reach.succ, reach.order,
+                                                   reach.low, reach.comp, reach.stack,
+                                                   reach.calls)
+    order[:n] = -1
+    comp[:n] = -1
+    met = 0
+    held = 0
+    n_comp = 0
+    for root in range(n):
+        if order[root] >= 0:
+            continue
+        order[root] = met
+        low[root] = met
+        met += 1
+        stack[held] = root
+        held += 1
+        top = 0
+        calls[0, 0] = root
+        calls[0, 1] = first[root]
+        while top >= 0:
+            v = calls[top, 0]
+            e = calls[top, 1]
+            if e < first[v + 1]:
+                calls[top, 1] = e + 1
+                w = succ[e]
+                if order[w] < 0:
+                    order[w] = met
+                    low[w] = met
+                    met += 1
+                    stack[held] = w
+                    held += 1
+                    top += 1
+                    calls[top, 0] = w
+                    calls[top, 1] = first[w]
+                elif comp[w] < 0 and order[w] < low[v]:
+                    low[v] = order[w]  # held: in v's component
+                continue
+            top -= 1
+            if top >= 0 and low[v] < low[calls[top, 0]]:
+                low[calls[top, 0]] = low[v]
+            if low[v] == order[v]:
+                held = _component(v, n_comp, n, held, reach)
+                n_comp += 1
+
+
+@compiled
+def _component(root, c, n, held, reach):
+    """Component ``c``: the nodes held down to ``root``, and its set; returns what stays held."""
+    first, succ, comp, stack, sets = reach.first, reach.succ, reach.comp, reach.stack, reach.sets
+    words = (n + 63) >> 6
+    for k in range(words):
+        sets[c, k] = 0
+    end = held
+    ons = 0
+    while True:
+        held -= 1
+        w = stack[held]
+        comp[w] = c
+        sets[c, w >> 6] |= np.int64(1) << (w & 63)
+        ons += w & 1
+        if w == root:
+            break
+    for i in range(held, end):
+        w = stack[i]
+        for e in range(first[w], first[w + 1]):
+            other = comp[succ[e]]
+            if other != c:  # finished before
+                for k in range(words):
+                    sets[c, k] |= sets[other, k]
+    size = 0
+    for k in range(words):
+        size += popcount(sets[c, k])
+    reach.sizes[c] = size
+    reach.ons[c] = ons
+    return held
+
+
+@compiled(inline="always")
+def _reaches(reach, a, b):
+    """Whether node ``a`` reaches node ``b``."""
+    return (reach.sets[reach.comp[a], b >> 6] >> (b & 63)) & 1
+
+
+@compiled
+def _static_kind(kind, values, grid, arena, work, hints):
+    """The cycles and forcing chains of ``kind`` (``_closure`` done) from every candidate, in
+    the reference's order: each search's work charged (what its start reaches), and the
+    searches run where they can find something (``CYCLES``); False when stopped."""
+    cands, ctr, reach = grid.cands, arena.counters, work.reach
+    x = kind != 1
+    for cell in range(81):
+        n = popcount(cands[cell])
+        if values[cell] or n < 2 or (n > 2 and not x):
+            continue  # Y-cycles start from bivalue cells only
+        for d in range(1, 10):
+            if not (cands[cell] >> d) & 1:
+                continue
+            on = reach.index[cell * 20 + d * 2 + 1]
+            off = on - 1
+            searches = CYCLES if reach.ons[reach.comp[on]] > 1 else 0
+            if _charge(ctr, reach.sizes[reach.comp[on]]):
+                return False
+            if x:
+                if _charge(ctr, reach.sizes[reach.comp[on]]):
+                    return False
+                if _reaches(reach, on, off):
+                    searches |= FROM_ON
+                if _charge(ctr, reach.sizes[reach.comp[off]]):
+                    return False
+                if _reaches(reach, off, on):
+                    searches |= FROM_OFF
+            if searches:
+                _reset(arena, work)
+                p_on = _new_node(arena, cell, d, 1, NO_CAUSE, -1)
+                _static_start(p_on, kind, searches, grid, arena, work, hints)
+                if ctr[STATUS] != OK:
+                    return False
+    return True
+
+
+@compiled
+def _static_start(p_on, kind, searches, grid, arena, work, hints):
+    """The ``searches`` (``CYCLES``, ``FROM_ON``, ``FROM_OFF``) from the candidate of ``p_on``
+    (the pool's only node), their hints offered; stops early when out of room."""
     nodes = arena.nodes
-    n_cycles = _cycles(p_on, y, x, grid, arena, work)
-    if n_cycles < 0:
-        return
-    n_chains = 0
-    if x:
-        n_chains = _forcing_chains(p_on, y, np.int64(0), grid, arena, work)  # not a literal:
-        # a literal argument compiles a function once more, for that value
+    y = kind > 0
+    x = kind != 1
+    n_cycles = 0
+    if searches & CYCLES:
+        n_cycles = _cycles(p_on, y, x, grid, arena, work)
+        if n_cycles < 0:
+            return
+    n_chains = np.int64(0)  # not a literal argument: that would compile a function once more
+    if searches & FROM_ON:
+        n_chains = _forcing_chains(p_on, y, n_chains, grid, arena, work)
         if n_chains < 0:
             return
+    if searches & FROM_OFF:
         p_off = _new_node(arena, nodes[p_on, 0], nodes[p_on, 1], 0, NO_CAUSE, -1)
         if p_off < 0:
             return
@@ -1750,7 +1959,15 @@ def _work(inner_rules: bool) -> Work:
                 np.empty(81, np.uint8), np.empty(81, np.int32), np.empty(81, np.int32),
                 np.empty(NESTED_CAPACITY if inner_rules else 1, np.int64),
                 np.full(KEYS, -1, np.int32), np.empty((CACHE_SLOTS, 4), np.int64),
-                np.zeros(1, np.int64))
+                np.zeros(1, np.int64), _reach())
+
+
+def _reach() -> Reach:
+    nodes = np.empty(NODES, np.int32)
+    return Reach(np.full(KEYS, -1, np.int32), nodes.copy(), np.empty(NODES + 1, np.int32),
+                 np.empty(NODES * 16, np.int32), nodes.copy(), nodes.copy(), nodes.copy(),
+                 nodes.copy(), np.empty((NODES, 2), np.int32), np.empty((NODES, WORDS), np.int64),
+                 np.empty(NODES, np.int64), np.empty(NODES, np.int64))
 
 
 def _placed_and_empty(values: np.ndarray) -> np.ndarray:
@@ -1809,49 +2026,28 @@ def _hint(spec: _Rule, hints: Hints) -> Hint:
 # -- the reference, counted (the rules not compiled yet) ------------------------------------------
 
 
-class _OverBudget(Exception):
-    pass
-
-
 @contextmanager
 def counted_chain_work(max_work: int | None):
-    """The reference's chains with their work counted as it is done: while open, every call of
-    ``on_to_off``/``off_to_on`` (made only by the chain searches, one for each candidate taken
-    off a queue) is one unit; past ``max_work`` the search is stopped at once (``_OverBudget``;
-    the reference's own meter would stop it at the end of a search). Swaps the reference
-    module's two functions for the time: not for threads running the reference at the same
-    time."""
-    counter = [0]
-    on_to_off, off_to_on = reference.on_to_off, reference.off_to_on
-
-    def count() -> None:
-        counter[0] += 1
-        if max_work is not None and counter[0] > max_work:
-            raise _OverBudget
-
-    def counted_on_to_off(board, p, cell_rule, known=None, opposite=None):
-        count()
-        return on_to_off(board, p, cell_rule, known, opposite)
-
-    def counted_off_to_on(board, p, source, offs, cell_rule, region_rule, known=None):
-        count()
-        return off_to_on(board, p, source, offs, cell_rule, region_rule, known)
-
-    reference.on_to_off, reference.off_to_on = counted_on_to_off, counted_off_to_on
+    """The reference's chains with their work counted by a meter of their own (the reference's
+    ``Meter``: each search charges its work when it ends; past ``max_work`` the search that
+    goes over raises ``reference.OverBudget``), as ``meter.spent``. Swaps the reference
+    module's meter for the time: not for threads running the reference at the same time."""
+    saved = reference.meter
+    meter = reference.meter = reference.Meter(max_work)
     try:
-        yield counter
+        yield meter
     finally:
-        reference.on_to_off, reference.off_to_on = on_to_off, off_to_on
+        reference.meter = saved
 
 
 def _reference_search(rule: int, values, cands, max_work: int | None) -> ChainSearch:
     grid = Grid([int(v) for v in values], [int(m) for m in cands])
-    with counted_chain_work(max_work) as counter:
+    with counted_chain_work(max_work) as meter:
         try:
             hint = next(iter(RULES[rule](grid)), None)
-        except _OverBudget:
-            return ChainSearch(None, counter[0], True)
-    return ChainSearch(hint, counter[0], False)
+        except reference.OverBudget:
+            return ChainSearch(None, meter.spent, True)
+    return ChainSearch(hint, meter.spent, False)
 
 
 # -- the nested levels: the search inside the search, one compiled copy a depth -----------------

@@ -62,8 +62,8 @@ class OverBudget(Exception):
 
 class Meter:
     """The work of one rating's chains: candidates taken off a search's queues (the "on" and
-    the "off" ones of ``Chaining.propagate``, ``Chaining.cycles`` and
-    ``Chaining.forcing_chains``), nested searches included. It counts steps, not seconds, so a
+    the "off" ones of ``Chaining.propagate`` and ``Chaining.forcing_chains``; each candidate
+    ``Chaining.cycles`` reaches, once), nested searches included. It counts steps, not seconds, so a
     puzzle is over a budget on every machine or on none, and the compiled implementation counts
     the same unit. Past ``limit`` (None: no limit) the next search to end raises
     ``OverBudget``."""
@@ -555,14 +555,16 @@ class Chaining:
     @staticmethod
     def cycles(board, to_on, to_off, y, x, cycles, source) -> None:
         """SE's breadth-first search for cycles back to ``source`` (length 4 or more). The
-        candidates taken off its queues are charged to the rating's ``meter``."""
+        candidates it reaches (each once, "on" and "off") are charged to the rating's
+        ``meter``: its queue takes an "off" candidate again for every "on" one that implies it,
+        but what it reaches is what the compiled rule counts without searching (the candidates
+        that can reach ``source`` again are few)."""
         pending_on, pending_off = deque(to_on.values()), deque(to_off.values())
-        length = popped = 0
+        length = 0
         while pending_on or pending_off:
             length += 1
             while pending_on:
                 p = pending_on.popleft()
-                popped += 1
                 for off in on_to_off(board, p, y):
                     if not is_ancestor(p, off):
                         pending_off.append(off)
@@ -570,14 +572,13 @@ class Chaining:
             length += 1
             while pending_off:
                 p = pending_off.popleft()
-                popped += 1
                 for on in off_to_on(board, p, None, to_off, y, x):
                     if length >= 4 and on.key == source.key:
                         cycles.append(on)
                     if on.key not in to_on:
                         pending_on.append(on)
                         to_on[on.key] = on
-        meter.charge(popped)
+        meter.charge(len(to_on) + len(to_off))
 
     @staticmethod
     def forcing_chains(board, to_on, to_off, y, chains, source) -> None:

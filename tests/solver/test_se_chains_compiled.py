@@ -4,10 +4,9 @@
 (made by ``tools/se_chain_positions.py`` from the puzzles of ``tests/data/se/excerpt.tsv`` and of
 ``data/sets/top1465.txt``). On each, every compiled chain rule up to the one applied must give
 the reference's first hint of that rule (none for the earlier ones), and count the same work:
-the candidates taken off the chain searches' queues (``Chaining.propagate``, ``cycles`` and
-``forcing_chains``), counted apart from the reference's meter by wrapping its two implication
-functions (each candidate taken off a queue is one call of one of them, and the searches are
-their only callers). A few positions run by default, all of them with ``-m slow``.
+what the reference's searches charge its meter (the candidates taken off the queues of
+``Chaining.propagate`` and ``forcing_chains``, the candidates ``cycles`` reaches), counted by a
+meter of the test's own. A few positions run by default, all of them with ``-m slow``.
 """
 
 from __future__ import annotations
@@ -63,10 +62,10 @@ def _fast_rows():
 
 @pytest.fixture
 def counted():
-    """The reference's chain work, counted apart from its meter (one unit a call of its two
-    implication functions, as the compiled fallback counts it)."""
-    with compiled.counted_chain_work(None) as counter:
-        yield counter
+    """The reference's chain work, counted by a meter of its own (as the compiled fallback
+    counts it)."""
+    with compiled.counted_chain_work(None) as meter:
+        yield meter
 
 
 def _same(hint, expected) -> None:
@@ -83,7 +82,7 @@ def _same(hint, expected) -> None:
 def _check(row, rule, counted) -> None:
     grid = Grid(row["values"][:], row["cands"][:])
     expected = next(iter(RULES[rule](grid)), None)
-    work = counted[0]
+    work = counted.spent
     found = compiled.chain_rule_search(rule, np.array(row["values"], np.int8),
                                        np.array(row["cands"], np.int32))
     _same(found.hint, expected)
@@ -137,7 +136,7 @@ def test_level_5_finds_the_references_hint_on_a_small_position(counted):
     row = _smallest_rows()[0]
     grid = Grid(row["values"][:], row["cands"][:])
     assert next(iter(RULES[compiled.CHAIN_RULES[-1]](grid)), None) is not None
-    counted[0] = 0
+    counted.spent = 0
     _check(row, compiled.CHAIN_RULES[-1], counted)
 
 
