@@ -134,8 +134,8 @@ class Settings:
                                "subsets keeps the hardest sets cheap.", "choice",
                                choices=GRADE_LIMITS, scope="rows")
     se_budget: int = setting(DEFAULTS.se_budget, "The chain steps (candidates taken off a "
-                             "chain search's queues) an SE rating (SPEC 5.4) may take; past it "
-                             "the row's se is null and the summary "
+                             "chain search's queues, each once a search) an SE rating (SPEC "
+                             "5.4) may take; past it the row's se is null and the summary "
                              "counts it.", "count", low=1, high=MAX_SE_BUDGET, scope="rows")
     boxsize: int | str = setting(DEFAULTS.boxsize, "The box size b of the puzzles, N = b * b: 3 "
                                  "for Sudoku (81 cells), 2 for 4 x 4, 4 for 16 x 16, 5 for 25 x "

@@ -51,15 +51,16 @@ DEFAULT_RATING_SAMPLES = 32
 # default's time. More would buy nothing a user could see.
 MAX_RATING_SAMPLES = 1024
 
-# SPEC 5.4: the Sudoku Explainer rating's work budget, in chain steps (a candidate taken off a
-# chain search's queue: the propagations, cycles and forcing chains, nested ones included;
-# counted alike by both implementations, so the same rows are over it whichever computes). Paths
-# without chains take none, top1465's 0.02 to 3 million, forum-hardest ones of ER 10.3 to 11.5
-# 20 to 650 million (docs/measures.md, "The SE work budget"). The compiled rating takes 3 to 20
-# million a second, 11 to 20 on the nested levels, whose paths alone come near the default: so
-# it stops a row within about half a minute, rates the ER 10.x puzzles and leaves the hardest
-# ER 11.x unrated. Past it a row's se is null and the summary counts it.
-DEFAULT_SE_BUDGET = 300_000_000
+# SPEC 5.4: the Sudoku Explainer rating's work budget, in chain steps (a candidate a chain search
+# takes off its queue, each once a search: the propagations, cycles and forcing chains, nested
+# ones included; counted alike by both implementations, so the same rows are over it whichever
+# computes). Paths without chains take none, top1465's 0.01 to 3 million, forum-hardest ones of
+# ER 10.3 to 11.5 20 to 612 million (docs/measures.md, "The SE work budget"). The compiled
+# rating takes 6 to 14 million a second up to ER 9.x and 26 to 80 million on the nested levels,
+# whose paths alone come near the default: so it rates every puzzle we hold and stops a row
+# within about 15 s (40 s at the slowest nested rate). Past it a row's se is null and the
+# summary counts it.
+DEFAULT_SE_BUDGET = 1_000_000_000
 MAX_SE_BUDGET = 10_000_000_000
 
 # SPEC 5.4: the columns of ``se_techniques``, one per family of Sudoku Explainer's techniques, in

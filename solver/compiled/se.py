@@ -7,10 +7,10 @@ and ``chain_hint`` asks the chain implementation for that rule (``solver.compile
 when it is there, else the reference's rule on a ``Grid``); then the loop goes on, from the next
 rule if the chain rule found nothing, from the first after a hint.
 
-``max_work`` bounds the chains' propagation work over a rating (candidates taken off their
-queues, ``se_chains``' count): it is passed to the compiled chains, which stop when it is spent;
-the reference's chains, the fallback, take no budget. A rating over budget stops there, with
-ER, EP and ED None.
+``max_work`` bounds the chains' work over a rating (candidates their searches take off their
+queues, each once a search: ``se_chains``' count): it is passed to the compiled chains, which
+stop when it is spent; the reference's chains, the fallback, take no budget. A rating over
+budget stops there, with ER, EP and ED None.
 
 Nothing compiles on import: the first rating compiles the rules (about a minute; cached on
 disk by ``solver.jit``).

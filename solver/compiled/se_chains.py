@@ -1813,7 +1813,8 @@ def _run(values, cands_in, rule, grid, arena, work, hints):
 
 class ChainSearch(NamedTuple):
     """What a chain rule found on a grid: its first hint (None when it has none, or when the
-    search stopped over budget), the work spent (candidates taken off the search's queues),
+    search stopped over budget), the work spent (candidates taken off the search's queues, each
+    once a search),
     and whether it stopped because the work went over ``max_work``."""
 
     hint: Hint | None
@@ -1857,8 +1858,8 @@ def chain_rule_search(rule: int, values: np.ndarray, cands: np.ndarray,
                       max_work: int | None = None) -> ChainSearch:
     """``chain_rule_hint`` with its work counted, and stopped (``over_budget``, no hint) as
     soon as the work exceeds ``max_work``. The work is the reference's count: one per candidate
-    taken off a queue of ``Chaining.propagate``, ``cycles`` or ``forcing_chains``, nested
-    searches included."""
+    taken off a queue of ``Chaining.propagate``, ``cycles`` or ``forcing_chains``, each once a
+    search, nested searches included."""
     if rule not in COMPILED_RULES:
         raise ValueError(f"rule {rule} is not a chain rule (they are {CHAIN_RULES})")
     spec = COMPILED_RULES[rule]
