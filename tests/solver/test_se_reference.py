@@ -242,3 +242,54 @@ def test_path_keeps_the_solution(puzzle, rnd):
     assert str(grid) == solution
     r = se_rating(copy)
     assert 0 < r.ed <= r.ep <= r.er
+
+
+def _static_position() -> Grid:
+    """The first recorded position where the path applies the static chain rule."""
+    path = DATA.parent / "chain_positions.tsv"
+    with open(path, newline="") as f:
+        row = next(r for r in csv.DictReader(f, delimiter="\t") if r["rule"] == "20")
+    values = [int(ch) if ch != "." else 0 for ch in row["values"]]
+    return Grid(values, [int(row["cands"][3 * i:3 * i + 3], 16) for i in range(81)])
+
+
+def _reached(board, start, y: bool, x: bool) -> int:
+    """How many candidates ("on" and "off") the links reach from ``start``, itself included."""
+    from solver.reference import se_chains
+
+    seen, todo = {start.key}, [start]
+    while todo:
+        p = todo.pop()
+        implied = (se_chains.on_to_off(board, p, y) if p.on
+                   else se_chains.off_to_on(board, p, None, {}, y, x))
+        for n in implied:
+            if n.key not in seen:
+                seen.add(n.key)
+                todo.append(n)
+    return len(seen)
+
+
+def test_the_static_searches_charge_each_candidate_they_reach_once():
+    """The work unit of the cycles and forcing chains (docs/measures.md, "The SE work budget"):
+    what the start reaches, which the compiled rule reads from the graph's closure."""
+    from solver.reference import se_chains
+    from solver.reference.se_chains import Board, Chaining, Meter, Node
+
+    board = Board(_static_position())
+    saved = se_chains.meter
+    try:
+        for y, x in ((False, True), (True, False), (True, True)):
+            for cell in range(81):
+                if board.grid.values[cell] or board.cands[cell].bit_count() != 2:
+                    continue
+                d = (board.cands[cell] & -board.cands[cell]).bit_length() - 1
+                start = Node(cell, d, True)
+                se_chains.meter = Meter()
+                Chaining.cycles(board, {start.key: start}, {}, y, x, [], start)
+                assert se_chains.meter.spent == _reached(board, start, y, x)
+                if x:
+                    se_chains.meter = Meter()
+                    Chaining.forcing_chains(board, {start.key: start}, {}, y, [], start)
+                    assert se_chains.meter.spent == _reached(board, start, y, True)
+    finally:
+        se_chains.meter = saved
