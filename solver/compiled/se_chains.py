@@ -59,7 +59,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.compiled.kernels import popcount
+from solver.compiled.kernels import lowest_bit_index, popcount
 from solver.compiled.se_inner import (
     EMPTY,
     OCCURRENCES,
@@ -188,6 +188,8 @@ class Reach(NamedTuple):
     sets: np.ndarray  # (NODES, WORDS) int64: what a component's nodes reach, themselves too
     sizes: np.ndarray  # (NODES,) int64: how many nodes that is
     ons: np.ndarray  # (NODES,) int64: how many of a component's nodes are "on"
+    common: np.ndarray  # (2, WORDS) int64: what several nodes all reach (``_quiet_work``)
+    count: np.ndarray  # (1,) int64: the nodes numbered
 
 
 class Work(NamedTuple):
@@ -1355,8 +1357,7 @@ def _static_rule(values, grid, arena, work, hints):
         _closure(kind, n, grid, reach)
         if not _static_kind(kind, values, grid, arena, work, hints):
             break
-    for i in range(n):
-        reach.index[reach.keys[i]] = -1
+    _forget_candidates(reach)
 
 
 @compiled
@@ -1372,7 +1373,16 @@ def _number_candidates(cands, reach):
                 reach.index[k] = n
                 reach.index[k + 1] = n + 1
                 n += 2
+    reach.count[0] = n
     return n
+
+
+@compiled
+def _forget_candidates(reach):
+    """The graph's keys unnumbered (``reach.index`` all -1 again)."""
+    for i in range(reach.count[0]):
+        reach.index[reach.keys[i]] = -1
+    reach.count[0] = 0
 
 
 @compiled
@@ -1752,6 +1762,84 @@ def _region_chainings(k, slot, rule, grid, arena, work, hints):
     return 0
 
 
+# The multiple forcing chains are not dynamic: a propagation reaches what the graph of links
+# (XY) lets it, each candidate once, unless it meets a contradiction (a candidate both on and
+# off), where it stops. So where no propagation from a start cell meets one, the closure of the
+# graph (``_closure``) tells whether a cell or region chain has a common result that removes
+# something, and what the propagations would charge; they run only where one may.
+
+
+@compiled(inline="always")
+def _contradicts(sets, c, words):
+    """Whether component ``c`` reaches a candidate both "off" (node 2 i) and "on" (2 i + 1)."""
+    for k in range(words):
+        m = sets[c, k]
+        if m & (m >> 1) & 0x5555555555555555:
+            return True
+    return False
+
+
+@compiled
+def _removes(common, words, reach, cands):
+    """Whether a result in ``common`` (nodes' bits) would remove something (``_removals_of``):
+    any "off" one, an "on" one of a cell with another candidate."""
+    for k in range(words):
+        m = common[k]
+        while m:
+            b = k * 64 + lowest_bit_index(m)
+            m &= m - 1
+            if not b & 1 or popcount(cands[reach.keys[b] // 20]) > 1:
+                return True
+    return False
+
+
+@compiled
+def _quiet_work(cell, grid, reach):
+    """The work of the multiple forcing chains from ``cell`` (its candidates assumed on and
+    off, and the other places of the regions it is the digit's first place of assumed on) when
+    none of them can find anything; -1 when one may: a propagation that meets a contradiction,
+    or a common result that removes something."""
+    cands, pos = grid.cands, grid.pos
+    comp, sets, sizes, index = reach.comp, reach.sets, reach.sizes, reach.index
+    words = (reach.count[0] + 63) >> 6
+    cell_common, region_common = reach.common[0], reach.common[1]
+    for k in range(words):
+        cell_common[k] = -1
+    work = 0
+    for d in range(1, 10):
+        if not (cands[cell] >> d) & 1:
+            continue
+        on = comp[index[cell * 20 + d * 2 + 1]]
+        off = comp[index[cell * 20 + d * 2]]
+        if _contradicts(sets, on, words) or _contradicts(sets, off, words):
+            return -1
+        work += sizes[on] + sizes[off]
+        for k in range(words):
+            cell_common[k] &= sets[on, k]
+        for j in range(3):
+            rg = CELL_REGIONS[cell, j]
+            places = pos[rg, d]
+            if popcount(places) < 2 or REGION_CELLS[rg, _lowest(places)] != cell:
+                continue
+            for k in range(words):
+                region_common[k] = sets[on, k]
+            for i in range(9):
+                other = REGION_CELLS[rg, i]
+                if not (places >> i) & 1 or other == cell:
+                    continue
+                c = comp[index[other * 20 + d * 2 + 1]]
+                if _contradicts(sets, c, words):
+                    return -1
+                work += sizes[c]
+                for k in range(words):
+                    region_common[k] &= sets[c, k]
+            if _removes(region_common, words, reach, cands):
+                return -1
+    if _removes(cell_common, words, reach, cands):
+        return -1
+    return work
+
+
 @compiled
 def _chaining_rule(values, rule, grid, arena, work, hints):
     """Nishio, multiple or dynamic forcing chains from every start cell, in cell order."""
@@ -1765,6 +1853,12 @@ def _chaining_rule(values, rule, grid, arena, work, hints):
         n = popcount(cands[cell])
         if values[cell] or not (n > 2 or (n > 1 and dynamic)):
             continue
+        if not dynamic:
+            quiet = _quiet_work(cell, grid, work.reach)
+            if quiet >= 0:  # nothing to find from this cell: its work charged unsearched
+                if _charge(ctr, quiet):
+                    return
+                continue
         _next_start(arena, work)
         n_digits = 0
         for d in range(1, 10):
@@ -1804,6 +1898,10 @@ def _run(values, cands_in, rule, grid, arena, work, hints):
     pos0[:, :] = pos
     if rule.mode == STATIC:
         _static_rule(values, grid, arena, work, hints)
+    elif rule.mode == MULTIPLE:  # not dynamic: the graph of links (XY) stays as it is
+        _closure(2, _number_candidates(cands, work.reach), grid, work.reach)
+        _chaining_rule(values, rule, grid, arena, work, hints)
+        _forget_candidates(work.reach)
     else:
         _chaining_rule(values, rule, grid, arena, work, hints)
 
@@ -1968,7 +2066,8 @@ def _reach() -> Reach:
     return Reach(np.full(KEYS, -1, np.int32), nodes.copy(), np.empty(NODES + 1, np.int32),
                  np.empty(NODES * 16, np.int32), nodes.copy(), nodes.copy(), nodes.copy(),
                  nodes.copy(), np.empty((NODES, 2), np.int32), np.empty((NODES, WORDS), np.int64),
-                 np.empty(NODES, np.int64), np.empty(NODES, np.int64))
+                 np.empty(NODES, np.int64), np.empty(NODES, np.int64),
+                 np.empty((2, WORDS), np.int64), np.zeros(1, np.int64))
 
 
 def _placed_and_empty(values: np.ndarray) -> np.ndarray:
