@@ -43,7 +43,8 @@ The work counter is the reference's: one unit per candidate taken off ``pending_
 ``pending_off`` in ``Chaining.propagate`` and ``Chaining.forcing_chains``, and per candidate
 ``Chaining.cycles`` reaches. The static rule (cycles and forcing chains) counts it without
 searching where no search of a start can find anything (``_static_kind``): what a start
-reaches is read from the graph's closure, computed once for all starts (``Reach``).
+reaches is read from the graph's closure, computed once for all starts (``Reach``); the
+multiple forcing chains, not dynamic either, do the same for each start cell (``_quiet_work``).
 
 The hints returned carry no ``rule_parents`` (only a nested chain's inner rules use them, and
 those run inside the compiled code). A search that runs out of the fixed node pools (never seen
@@ -100,7 +101,7 @@ OK, OVER_BUDGET_STATUS, OVERFLOW = 0, 1, 2
 # Map slots: the start cell's digits 0..8, the "off" assumption, a region's other places;
 # then the cached propagations of candidates assumed "on" (``_propagation_of``).
 DIGIT_SLOT, OFF_SLOT, REGION_SLOT = 0, 9, 10
-CYCLE_SLOT, FORCING_SLOT = 0, 1
+FORCING_SLOT = 1
 SLOTS = 19
 CACHE_SLOTS = 320  # more than the candidates of most grids a forcing chain rule runs on
 # Work.cache: a cached propagation's work, result and contradiction pair.
@@ -179,7 +180,8 @@ class Reach(NamedTuple):
     index: np.ndarray  # (KEYS,) int32: a key's node, -1
     keys: np.ndarray  # (NODES,) int32: a node's key
     first: np.ndarray  # (NODES + 1,) int32: where a node's successors start in ``succ``
-    succ: np.ndarray  # (NODES * 16,) int32: the nodes each node implies
+    succ: np.ndarray  # (NODES * 16,) int32: the nodes each node implies, in the searches' order
+    cause: np.ndarray  # (NODES * 16,) int32: each link's cause (NAKED, a region 1..3)
     order: np.ndarray  # (NODES,) int32: when Tarjan's walk met a node, -1 not yet
     low: np.ndarray  # (NODES,) int32: the earliest node met that a node's walk reached
     comp: np.ndarray  # (NODES,) int32: a node's component, -1 while the walk holds it
@@ -190,6 +192,16 @@ class Reach(NamedTuple):
     ons: np.ndarray  # (NODES,) int64: how many of a component's nodes are "on"
     common: np.ndarray  # (2, WORDS) int64: what several nodes all reach (``_quiet_work``)
     count: np.ndarray  # (1,) int64: the nodes numbered
+    # ``_cycle_walk``'s: the walk's stamp, and for each "on" node it met (``seen``), the "on"
+    # node and the two links it was met by, its layer's queue, and its node once made
+    stamp: np.ndarray  # (1,) int64
+    seen: np.ndarray  # (NODES,) int64
+    parent: np.ndarray  # (NODES,) int32
+    via: np.ndarray  # (NODES, 2) int32
+    queue: np.ndarray  # (NODES,) int32
+    line: np.ndarray  # (NODES,) int32
+    made: np.ndarray  # (NODES,) int32
+    made_at: np.ndarray  # (NODES,) int64
 
 
 class Work(NamedTuple):
@@ -1179,17 +1191,6 @@ def _keep(found, arena, work, hints):
 # the order found: the order of one queue, which these searches keep in ``work.off``.
 
 
-@compiled
-def _is_ancestor(nodes, parents, child, key):
-    """Whether a node of key ``key`` is on the first-parent line above ``child``."""
-    p = child
-    while nodes[p, 5] > 0:
-        p = parents[nodes[p, 4]]
-        if _key(nodes, p) == key:
-            return True
-    return False
-
-
 @compiled(inline="always")
 def _start(maps, nodes, slot, start, queue):
     """Map ``slot`` and ``queue`` hold ``start`` alone; returns its key."""
@@ -1201,45 +1202,111 @@ def _start(maps, nodes, slot, start, queue):
 
 
 @compiled
-def _cycles(source, y, x, grid, arena, work):
-    """SE's breadth-first search for cycles back to ``source`` (length 4 or more): their last
-    nodes into ``work.cycle_ends``; returns their count, -1 when out of room. Its work is
-    charged before (``_static_kind``)."""
-    cands, pos, nodes, parents, ctr = grid.cands, grid.pos, arena.nodes, arena.parents, \
-        arena.counters
-    maps, queue, implied, ends = work.maps, work.off, work.implied, work.cycle_ends
-    lookup = maps.lookup
-    links = Links(y, x, False, -1)
-    source_key = _start(maps, nodes, CYCLE_SLOT, source, queue)
-    head, tail = 0, 1
-    length, layer_end = 1, 1  # the length of the chains to the nodes the layer implies
+def _cycle_walk(p_on, arena, work):
+    """SE's breadth-first search for cycles back to the candidate of ``p_on`` (length 4 or
+    more), on the graph of ``work.reach`` (the kind's links, in the order the reference finds
+    them): the same layers in the same order, an "on" candidate taken once and an "off" one
+    again for each "on" one that implies it and is not below it on its first-parent line. Only
+    the "on" candidates met are kept, with the links they were met by; a cycle's nodes are made
+    when it is found (``_cycle_end``). Their last nodes go into ``work.cycle_ends``; returns
+    their count, -1 when out of room. Its work is charged before (``_static_kind``)."""
+    reach = work.reach
+    first, succ, seen, parent, via, queue = (reach.first, reach.succ, reach.seen, reach.parent,
+                                             reach.via, reach.queue)
+    stamp = reach.stamp[0] + 1
+    reach.stamp[0] = stamp
+    source = reach.index[_key(arena.nodes, p_on)]
+    seen[source] = stamp
+    parent[source] = -1
+    reach.made[source] = p_on
+    reach.made_at[source] = stamp
+    queue[0] = source
+    head, tail, layer_end = 0, 1, 1
+    deep = False  # past the first layer: a way back to the source is a cycle of length 4+
     n_found = 0
     while head < tail:
         if head == layer_end:
-            length += 1
             layer_end = tail
-        p = queue[head]
+            deep = True
+        u = queue[head]
         head += 1
-        count = (_on_to_off(p, links, cands, pos, lookup, arena, implied) if nodes[p, 2]
-                 else _off_to_on(p, links, grid, lookup, arena, implied))
-        if count < 0 or tail + count > queue.shape[0]:
-            ctr[STATUS] = OVERFLOW
-            return -1
-        for t in range(count):
-            n = implied[t]
-            k = _key(nodes, n)
-            if nodes[n, 2]:
-                if length >= 4 and k == source_key:
-                    ends[n_found] = n
-                    n_found += 1
-                if lookup[CYCLE_SLOT, k] >= 0:
-                    continue
-                _insert(maps, CYCLE_SLOT, n, k)
-            elif _is_ancestor(nodes, parents, p, k):
+        for e1 in range(first[u], first[u + 1]):
+            v = succ[e1]
+            if _on_line(u, v, reach):
                 continue
-            queue[tail] = n  # "off" nodes repeated, as in the reference's queue
-            tail += 1
+            for e2 in range(first[v], first[v + 1]):
+                w = succ[e2]
+                if w == source:
+                    if deep:
+                        end = _cycle_end(u, e1, e2, arena, reach)
+                        if end < 0:
+                            return -1
+                        work.cycle_ends[n_found] = end
+                        n_found += 1
+                elif seen[w] != stamp:
+                    seen[w] = stamp
+                    parent[w] = u
+                    via[w, 0] = e1
+                    via[w, 1] = e2
+                    queue[tail] = w
+                    tail += 1
     return n_found
+
+
+@compiled(inline="always")
+def _on_line(u, v, reach):
+    """Whether "off" node ``v`` is on the first-parent line above "on" node ``u``."""
+    while reach.parent[u] >= 0:
+        if reach.succ[reach.via[u, 0]] == v:
+            return True
+        u = reach.parent[u]
+    return False
+
+
+@compiled
+def _cycle_end(u, e1, e2, arena, reach):
+    """The nodes of a cycle found: "on" node ``u`` and its line (``_made``), the "off" node it
+    implies by link ``e1`` and the start again by link ``e2``; returns the last, -1 when out of
+    room."""
+    made = _made(u, arena, reach)
+    if made < 0:
+        return -1
+    off = _graph_node(reach.succ[e1], reach.cause[e1], made, arena, reach)
+    if off < 0:
+        return -1
+    return _graph_node(reach.succ[e2], reach.cause[e2], off, arena, reach)
+
+
+@compiled
+def _made(u, arena, reach):
+    """The node of "on" node ``u`` of the walk, made with the rest of its line the first time."""
+    stamp = reach.stamp[0]
+    depth = 0
+    x = u
+    while reach.made_at[x] != stamp:
+        reach.line[depth] = x
+        depth += 1
+        x = reach.parent[x]
+    node = reach.made[x]
+    for i in range(depth - 1, -1, -1):
+        w = reach.line[i]
+        e1, e2 = reach.via[w, 0], reach.via[w, 1]
+        off = _graph_node(reach.succ[e1], reach.cause[e1], node, arena, reach)
+        if off < 0:
+            return -1
+        node = _graph_node(w, reach.cause[e2], off, arena, reach)
+        if node < 0:
+            return -1
+        reach.made[w] = node
+        reach.made_at[w] = stamp
+    return node
+
+
+@compiled(inline="always")
+def _graph_node(v, cause, parent, arena, reach):
+    """A node for graph node ``v``, of one parent; -1 when the pool is full."""
+    k = reach.keys[v]
+    return _new_node(arena, k // 20, (k % 20) // 2, k & 1, cause, parent)
 
 
 @compiled
@@ -1391,7 +1458,8 @@ def _links(kind, n, grid, reach):
     them for ``kind`` (0 X, 1 Y, 2 XY; the cycles' and the forcing chains' graphs are one where
     both run)."""
     cands, pos = grid.cands, grid.pos
-    first, succ, keys, index = reach.first, reach.succ, reach.keys, reach.index
+    first, succ, cause, keys, index = reach.first, reach.succ, reach.cause, reach.keys, \
+        reach.index
     y = kind > 0
     x = kind != 1
     e = 0
@@ -1406,24 +1474,35 @@ def _links(kind, n, grid, reach):
                 for other in range(1, 10):
                     if (m >> other) & 1:
                         succ[e] = index[cell * 20 + other * 2]
+                        cause[e] = NAKED
                         e += 1
-            for j in range(20):
+            for j in range(20):  # the block's cells, then the row's, then the column's
                 c = HOUSES[cell, j]
                 if (cands[c] >> d) & 1:
                     succ[e] = index[c * 20 + d * 2]
+                    cause[e] = (1 if CELL_REGIONS[c, 0] == CELL_REGIONS[cell, 0]
+                                else 2 if CELL_REGIONS[c, 1] == CELL_REGIONS[cell, 1] else 3)
                     e += 1
         else:
             if y and popcount(cands[cell]) == 2:
                 succ[e] = index[cell * 20 + _lowest(cands[cell] & ~(1 << d)) * 2 + 1]
+                cause[e] = NAKED
                 e += 1
             if x:
+                found = e
                 for j in range(3):
                     r = CELL_REGIONS[cell, j]
                     m = pos[r, d]
                     if popcount(m) == 2:
-                        other = REGION_CELLS[r, _lowest(m & ~(1 << INDEX_IN[cell, j]))]
-                        succ[e] = index[other * 20 + d * 2 + 1]
-                        e += 1
+                        other = index[REGION_CELLS[r, _lowest(m & ~(1 << INDEX_IN[cell, j]))]
+                                      * 20 + d * 2 + 1]
+                        repeated = False
+                        for f in range(found, e):
+                            repeated = repeated or succ[f] == other
+                        if not repeated:  # the first reason is kept
+                            succ[e] = other
+                            cause[e] = j + 1
+                            e += 1
     first[n] = e
 
 
@@ -1562,7 +1641,7 @@ def _static_start(p_on, kind, searches, grid, arena, work, hints):
     x = kind != 1
     n_cycles = 0
     if searches & CYCLES:
-        n_cycles = _cycles(p_on, y, x, grid, arena, work)
+        n_cycles = _cycle_walk(p_on, arena, work)
         if n_cycles < 0:
             return
     n_chains = np.int64(0)  # not a literal argument: that would compile a function once more
@@ -2064,10 +2143,13 @@ def _work(inner_rules: bool) -> Work:
 def _reach() -> Reach:
     nodes = np.empty(NODES, np.int32)
     return Reach(np.full(KEYS, -1, np.int32), nodes.copy(), np.empty(NODES + 1, np.int32),
-                 np.empty(NODES * 16, np.int32), nodes.copy(), nodes.copy(), nodes.copy(),
-                 nodes.copy(), np.empty((NODES, 2), np.int32), np.empty((NODES, WORDS), np.int64),
-                 np.empty(NODES, np.int64), np.empty(NODES, np.int64),
-                 np.empty((2, WORDS), np.int64), np.zeros(1, np.int64))
+                 np.empty(NODES * 16, np.int32), np.empty(NODES * 16, np.int32), nodes.copy(),
+                 nodes.copy(), nodes.copy(), nodes.copy(), np.empty((NODES, 2), np.int32),
+                 np.empty((NODES, WORDS), np.int64), np.empty(NODES, np.int64),
+                 np.empty(NODES, np.int64), np.empty((2, WORDS), np.int64),
+                 np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(NODES, np.int64),
+                 nodes.copy(), np.empty((NODES, 2), np.int32), nodes.copy(), nodes.copy(),
+                 nodes.copy(), np.zeros(NODES, np.int64))
 
 
 def _placed_and_empty(values: np.ndarray) -> np.ndarray:
