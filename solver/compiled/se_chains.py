@@ -44,7 +44,8 @@ The work counter is the reference's: one unit per candidate taken off ``pending_
 ``Chaining.cycles`` reaches. The static rule (cycles and forcing chains) counts it without
 searching where no search of a start can find anything (``_static_kind``): what a start
 reaches is read from the graph's closure, computed once for all starts (``Reach``); the
-multiple forcing chains, not dynamic either, do the same for each start cell (``_quiet_work``).
+multiple forcing chains, not dynamic either, do the same for each start cell (``_quiet_work``),
+and Nishio's one-digit propagations are followed as masks first (``_nishio_quiet``).
 
 The hints returned carry no ``rule_parents`` (only a nested chain's inner rules use them, and
 those run inside the compiled code). A search that runs out of the fixed node pools (never seen
@@ -80,6 +81,19 @@ REGION_CELLS = np.array(REGIONS, dtype=np.int64)  # [27, 9], SE's order inside e
 CELL_REGIONS = np.array(REGIONS_OF, dtype=np.int64)  # [81, 3]: block, row, column
 INDEX_IN = np.array([[REGIONS[r].index(c) for r in REGIONS_OF[c]] for c in range(81)], np.int64)
 HOUSES = np.array(HOUSE, dtype=np.int64)  # [81, 20]: block, row, column cells, no repeats
+
+
+def _halves(cells) -> tuple[int, int]:
+    """An 81-bit mask of cells as two int64 words (cells 0-63, 64-80)."""
+    bits = sum(1 << c for c in cells)
+    low = bits & ((1 << 64) - 1)
+    return low - (1 << 64) if low >> 63 else low, bits >> 64
+
+
+SEEN_LO, SEEN_HI = (np.array(half, np.int64) for half in zip(
+    *(_halves(HOUSE[c]) for c in range(81)), strict=True))  # the cells a cell sees
+REGION_LO, REGION_HI = (np.array(half, np.int64) for half in zip(
+    *(_halves(cells) for cells in REGIONS), strict=True))
 # The reference walks an 81-bit mask of a region's cells upwards; the tables walk a region's
 # positions upwards: the same order only because every region lists its cells ascending.
 assert all(list(cells) == sorted(cells) for cells in REGIONS)
@@ -1919,6 +1933,91 @@ def _quiet_work(cell, grid, reach):
     return work
 
 
+# Nishio's chains follow one digit (no cell links): assuming a candidate on turns the digit off in
+# its houses, and a region left with one place of it turns that on, the grid losing each "off"
+# as it goes. What such a propagation reaches does not depend on its order, and it meets a
+# contradiction when a region loses every place or a cell is turned both on and off. So the
+# propagations of a candidate that meet none (Nishio hints are contradictions only) are
+# followed as 81-bit masks of the digit's places, their work the candidates they reach.
+
+
+@compiled(inline="always")
+def _houses_of(cells_lo, cells_hi):
+    """The cells seeing any of the cells (an 81-bit mask as two words): two of them that see
+    each other are in it."""
+    lo = np.int64(0)
+    hi = np.int64(0)
+    m = cells_lo
+    while m:
+        c = lowest_bit_index(m)
+        m &= m - 1
+        lo |= SEEN_LO[c]
+        hi |= SEEN_HI[c]
+    m = cells_hi
+    while m:
+        c = 64 + lowest_bit_index(m)
+        m &= m - 1
+        lo |= SEEN_LO[c]
+        hi |= SEEN_HI[c]
+    return lo, hi
+
+
+@compiled
+def _nishio_work(cell, d, on, places_lo, places_hi):
+    """The candidates (of digit ``d``) a Nishio propagation of ``cell``'s candidate assumed
+    ``on`` (or off) reaches, -1 when it meets a contradiction."""
+    b_lo = np.int64(1) << cell if cell < 64 else np.int64(0)
+    b_hi = np.int64(1) << (cell - 64) if cell >= 64 else np.int64(0)
+    on_lo, on_hi = (b_lo, b_hi) if on else (np.int64(0), np.int64(0))
+    off_lo, off_hi = (np.int64(0), np.int64(0)) if on else (b_lo, b_hi)
+    new_lo, new_hi = on_lo, on_hi
+    while True:
+        seen_lo, seen_hi = _houses_of(new_lo, new_hi)
+        off_lo |= seen_lo & places_lo
+        off_hi |= seen_hi & places_hi
+        if (on_lo & off_lo) or (on_hi & off_hi):
+            return -1
+        left_lo, left_hi = places_lo & ~off_lo, places_hi & ~off_hi
+        new_lo = np.int64(0)
+        new_hi = np.int64(0)
+        for r in range(27):
+            all_lo, all_hi = places_lo & REGION_LO[r], places_hi & REGION_HI[r]
+            if not (all_lo or all_hi):
+                continue  # the digit is placed there
+            x_lo, x_hi = left_lo & REGION_LO[r], left_hi & REGION_HI[r]
+            n = popcount(x_lo) + popcount(x_hi)
+            if n == 0:
+                return -1
+            if n == 1 and not (x_lo & on_lo) and not (x_hi & on_hi):
+                new_lo |= x_lo
+                new_hi |= x_hi
+        if not (new_lo or new_hi):
+            return popcount(on_lo) + popcount(on_hi) + popcount(off_lo) + popcount(off_hi)
+        on_lo |= new_lo
+        on_hi |= new_hi
+
+
+@compiled
+def _nishio_quiet(cell, d, cands):
+    """The work of the Nishio propagations of ``cell``'s candidate ``d`` assumed on, then off,
+    when neither meets a contradiction; -1 when one does."""
+    places_lo = np.int64(0)
+    places_hi = np.int64(0)
+    for c in range(81):
+        if (cands[c] >> d) & 1:
+            if c < 64:
+                places_lo |= np.int64(1) << c
+            else:
+                places_hi |= np.int64(1) << (c - 64)
+    on = _nishio_work(cell, d, True, places_lo, places_hi)
+    if on < 0:
+        return -1
+    off = _nishio_work(cell, d, False, places_lo, places_hi)
+    if off < 0:
+        return -1
+    return on + off
+
+
 @compiled
 def _chaining_rule(values, rule, grid, arena, work, hints):
     """Nishio, multiple or dynamic forcing chains from every start cell, in cell order."""
@@ -1944,6 +2043,12 @@ def _chaining_rule(values, rule, grid, arena, work, hints):
             if not (cands[cell] >> d) & 1:
                 continue
             k = cell * 20 + d * 2 + 1  # the candidate's "on" key
+            if nishio:
+                quiet = _nishio_quiet(cell, d, cands)
+                if quiet >= 0:  # no contradiction either way: nothing to find
+                    if _charge(ctr, quiet):
+                        return
+                    continue
             slot = _binary_chaining(k, DIGIT_SLOT + n_digits, rule, grid, arena, work, hints)
             if slot < 0:
                 return
