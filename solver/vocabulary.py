@@ -56,9 +56,9 @@ MAX_RATING_SAMPLES = 1024
 # ones included; counted alike by both implementations, so the same rows are over it whichever
 # computes). Paths without chains take none, top1465's 0.01 to 3 million, forum-hardest ones of
 # ER 10.3 to 11.5 20 to 612 million (docs/measures.md, "The SE work budget"). The compiled
-# rating takes 6 to 14 million a second up to ER 9.x and 26 to 80 million on the nested levels,
-# whose paths alone come near the default: so it rates every puzzle we hold and stops a row
-# within about 15 s (40 s at the slowest nested rate). Past it a row's se is null and the
+# rating takes 8 to 21 million a second up to ER 9.x and 33 to 122 million on the nested
+# levels, whose paths alone come near the default: so it rates every puzzle we hold and stops a
+# row within about 10 s (30 s at the slowest nested rate). Past it a row's se is null and the
 # summary counts it.
 DEFAULT_SE_BUDGET = 1_000_000_000
 MAX_SE_BUDGET = 10_000_000_000
