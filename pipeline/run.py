@@ -239,26 +239,35 @@ def auto_batch_rows(source: InputFile, settings: Settings, rows: int | None,
     ``AUTO_BATCH_SECONDS`` of one worker's work (measured on its first rows, so that an easy
     input's batch size never makes a hard input's batches minutes long), and at least
     ``BATCHES_PER_WORKER`` batches a worker over the run's ``total`` rows, so every worker is
-    busy from the start and a stop loses little; between ``MIN_AUTO_BATCH`` and
-    ``MAX_AUTO_BATCH`` rows, then rounded to whole row groups of a Parquet file where they are
-    near that (``batch_rows_for``: its workers then read their own rows, each decoding only
-    them). An input of ``rows`` that one batch holds is not measured. Each part records its
-    rows: a continued run keeps the batches an input started with."""
-    if rows is not None and rows <= MIN_AUTO_BATCH:
+    busy from the start and a stop loses little; between ``MIN_AUTO_BATCH`` (one row when
+    rows take longer than ``AUTO_BATCH_SECONDS / MIN_AUTO_BATCH`` each: the SE rating of a
+    hard puzzle takes seconds) and ``MAX_AUTO_BATCH`` rows, then rounded to whole row groups
+    of a Parquet file where they are near that (``batch_rows_for``: its workers then read their
+    own rows, each decoding only them). An input of one row is not measured. Each part records
+    its rows: a continued run keeps the batches an input started with."""
+    if rows is not None and rows <= 1:
         return MIN_AUTO_BATCH
-    by_time = AUTO_BATCH_SECONDS / max(_pilot(source, settings), 1e-9)
+    return batch_rows_for(source, batch_rows_by(_pilot(source, settings), total,
+                                                settings.workers))
+
+
+def batch_rows_by(seconds_per_row: float, total: int | None, workers: int) -> int:
+    """``auto_batch_rows``'s rule, for rows of ``seconds_per_row`` of CPU each, ``total`` rows
+    in the run (None: not known) and ``workers``."""
+    by_time = AUTO_BATCH_SECONDS / max(seconds_per_row, 1e-9)
     by_spread = MAX_AUTO_BATCH  # a compressed file's rows are not known before it is read
     if total is not None:
-        by_spread = -(-max(total, 1) // (BATCHES_PER_WORKER * settings.workers))
-    return batch_rows_for(source, int(min(max(min(by_time, by_spread), MIN_AUTO_BATCH),
-                                          MAX_AUTO_BATCH)))
+        by_spread = -(-max(total, 1) // (BATCHES_PER_WORKER * workers))
+    least = MIN_AUTO_BATCH if by_time >= MIN_AUTO_BATCH else 1
+    return int(min(max(min(by_time, by_spread), least), MAX_AUTO_BATCH))
 
 
 def _pilot(source: InputFile, settings: Settings) -> float:
     """CPU seconds per row of the solver on the first rows of ``source`` (at most
-    ``PILOT_ROWS`` rows, stopping after ``PILOT_SECONDS`` of CPU). CPU time, not the clock:
-    the pilot runs while the workers start, and a busy machine would otherwise make the
-    batches of the same input smaller from run to run."""
+    ``PILOT_ROWS`` rows, stopping after ``PILOT_SECONDS`` of CPU; one row first, then twice as
+    many each time up to 16, so that rows of seconds each cost the pilot one). CPU time, not
+    the clock: the pilot runs while the workers start, and a busy machine would otherwise make
+    the batches of the same input smaller from run to run."""
     import solver
     from pipeline.arrow import ascii_grid, text_array
 
@@ -268,10 +277,11 @@ def _pilot(source: InputFile, settings: Settings) -> float:
     grid, fits = ascii_grid(text_array(first.column(source.puzzle_column)))
     grid = grid[fits]
     started = time.process_time()
-    solved = 0
+    solved, chunk = 0, 1
     while solved < len(grid) and time.process_time() - started < PILOT_SECONDS:
-        solver.solve_ascii(grid[solved:solved + 16], settings.solve_options)
-        solved += len(grid[solved:solved + 16])
+        solver.solve_ascii(grid[solved:solved + chunk], settings.solve_options)
+        solved += len(grid[solved:solved + chunk])
+        chunk = min(2 * chunk, 16)
     return (time.process_time() - started) / solved if solved else 0.0
 
 

@@ -344,3 +344,18 @@ def _run(out: Path, inputs: list[Path], batch_size: int, function=solve_part) ->
     engine = LocalEngine(workers=2, function=function)
     solve_dataset(inputs, out, settings, engine=engine, progress=False)
     return out
+
+
+def test_batches_hold_about_two_seconds_of_rows_and_keep_every_worker_busy():
+    from pipeline.run import batch_rows_by
+
+    assert batch_rows_by(20e-6, 199, 2) == 25  # easy rows: four batches a worker
+    assert batch_rows_by(20e-6, 10, 2) == 16  # at least 16 rows, the rows being cheap
+    assert batch_rows_by(20e-6, 10_000_000, 2) == 50_000
+    assert batch_rows_by(20e-6, None, 2) == 50_000  # the rows not known
+    assert batch_rows_by(0.01, 10_000, 2) == 200  # two seconds of work
+    # Rows of seconds each (the SE rating of a hard puzzle): down to a row a batch, so that a
+    # small hard input is shared among the workers
+    assert batch_rows_by(0.5, 40, 2) == 4
+    assert batch_rows_by(2.5, 40, 2) == 1
+    assert batch_rows_by(2.5, 10, 2) == 1
