@@ -59,10 +59,10 @@ def board() -> Board:
                             if c in se_grid.REGIONS[r2]) for r2 in range(27)]
                        for r1 in range(27)], dtype=np.int32)
     scan = np.array([*se_grid.BLOCK_IDS, *se_grid.COLUMN_IDS, *se_grid.ROW_IDS], dtype=np.int32)
-    return Board(regions, regions_of, index_in, house, sees, inside, scan, _cell_sets(sees))
+    return Board(regions, regions_of, index_in, house, sees, inside, scan, cell_sets(sees))
 
 
-def _cell_sets(rows: np.ndarray) -> np.ndarray:
+def cell_sets(rows: np.ndarray) -> np.ndarray:
     """Each row of a (n, 81) bool matrix as a cell set of two uint64 words."""
     bits = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))
     sets = np.zeros((rows.shape[0], 2), dtype=np.uint64)

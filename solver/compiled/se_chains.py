@@ -62,6 +62,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.compiled.kernels import lowest_bit_index, popcount
+from solver.compiled.se_board import BOARD, cell_sets
 from solver.compiled.se_inner import (
     EMPTY,
     OCCURRENCES,
@@ -83,17 +84,11 @@ INDEX_IN = np.array([[REGIONS[r].index(c) for r in REGIONS_OF[c]] for c in range
 HOUSES = np.array(HOUSE, dtype=np.int64)  # [81, 20]: block, row, column cells, no repeats
 
 
-def _halves(cells) -> tuple[int, int]:
-    """An 81-bit mask of cells as two int64 words (cells 0-63, 64-80)."""
-    bits = sum(1 << c for c in cells)
-    low = bits & ((1 << 64) - 1)
-    return low - (1 << 64) if low >> 63 else low, bits >> 64
-
-
-SEEN_LO, SEEN_HI = (np.array(half, np.int64) for half in zip(
-    *(_halves(HOUSE[c]) for c in range(81)), strict=True))  # the cells a cell sees
-REGION_LO, REGION_HI = (np.array(half, np.int64) for half in zip(
-    *(_halves(cells) for cells in REGIONS), strict=True))
+# The board's cell sets (``se_board.cell_sets``: cells 0-63, then 64-80), as int64 words for
+# the Nishio masks below: the cells each cell sees, and each region's cells.
+PEER_SETS = BOARD.peers.view(np.int64)
+REGION_SETS = cell_sets(np.array([[c in cells for c in range(81)] for cells in REGIONS]))\
+    .view(np.int64)
 # The reference walks an 81-bit mask of a region's cells upwards; the tables walk a region's
 # positions upwards: the same order only because every region lists its cells ascending.
 assert all(list(cells) == sorted(cells) for cells in REGIONS)
@@ -1951,14 +1946,14 @@ def _houses_of(cells_lo, cells_hi):
     while m:
         c = lowest_bit_index(m)
         m &= m - 1
-        lo |= SEEN_LO[c]
-        hi |= SEEN_HI[c]
+        lo |= PEER_SETS[c, 0]
+        hi |= PEER_SETS[c, 1]
     m = cells_hi
     while m:
         c = 64 + lowest_bit_index(m)
         m &= m - 1
-        lo |= SEEN_LO[c]
-        hi |= SEEN_HI[c]
+        lo |= PEER_SETS[c, 0]
+        hi |= PEER_SETS[c, 1]
     return lo, hi
 
 
@@ -1981,10 +1976,10 @@ def _nishio_work(cell, d, on, places_lo, places_hi):
         new_lo = np.int64(0)
         new_hi = np.int64(0)
         for r in range(27):
-            all_lo, all_hi = places_lo & REGION_LO[r], places_hi & REGION_HI[r]
+            all_lo, all_hi = places_lo & REGION_SETS[r, 0], places_hi & REGION_SETS[r, 1]
             if not (all_lo or all_hi):
                 continue  # the digit is placed there
-            x_lo, x_hi = left_lo & REGION_LO[r], left_hi & REGION_HI[r]
+            x_lo, x_hi = left_lo & REGION_SETS[r, 0], left_hi & REGION_SETS[r, 1]
             n = popcount(x_lo) + popcount(x_hi)
             if n == 0:
                 return -1
@@ -1998,21 +1993,24 @@ def _nishio_work(cell, d, on, places_lo, places_hi):
 
 
 @compiled
-def _nishio_quiet(cell, d, cands):
-    """The work of the Nishio propagations of ``cell``'s candidate ``d`` assumed on, then off,
-    when neither meets a contradiction; -1 when one does."""
-    places_lo = np.int64(0)
-    places_hi = np.int64(0)
+def _digit_places(cands, places):
+    """Each digit's places (its candidates' cells) as two words, into ``places[d]``."""
+    places[:, :] = 0
     for c in range(81):
-        if (cands[c] >> d) & 1:
-            if c < 64:
-                places_lo |= np.int64(1) << c
-            else:
-                places_hi |= np.int64(1) << (c - 64)
-    on = _nishio_work(cell, d, True, places_lo, places_hi)
+        for d in range(1, 10):
+            if (cands[c] >> d) & 1:
+                places[d, c >> 6] |= np.int64(1) << (c & 63)
+
+
+@compiled
+def _nishio_quiet(cell, d, places):
+    """The work of the Nishio propagations of ``cell``'s candidate ``d`` assumed on, then off
+    (``places``: ``_digit_places`` of the grid), when neither meets a contradiction; -1 when
+    one does."""
+    on = _nishio_work(cell, d, True, places[d, 0], places[d, 1])
     if on < 0:
         return -1
-    off = _nishio_work(cell, d, False, places_lo, places_hi)
+    off = _nishio_work(cell, d, False, places[d, 0], places[d, 1])
     if off < 0:
         return -1
     return on + off
@@ -2026,6 +2024,9 @@ def _chaining_rule(values, rule, grid, arena, work, hints):
     dynamic = rule.mode != MULTIPLE
     multiple = not nishio
     slots = np.empty(9, np.int64)
+    places = np.empty((10, 2), np.int64)
+    if nishio:  # the grid is the same at each start: each propagation restores it
+        _digit_places(cands, places)
     _reset(arena, work)  # the cache too: the work arrays may have served another grid
     for cell in range(81):
         n = popcount(cands[cell])
@@ -2044,7 +2045,7 @@ def _chaining_rule(values, rule, grid, arena, work, hints):
                 continue
             k = cell * 20 + d * 2 + 1  # the candidate's "on" key
             if nishio:
-                quiet = _nishio_quiet(cell, d, cands)
+                quiet = _nishio_quiet(cell, d, places)
                 if quiet >= 0:  # no contradiction either way: nothing to find
                     if _charge(ctr, quiet):
                         return
