@@ -978,7 +978,8 @@ def _empties(matrix, image):
 @compiled
 def take_images(matrix, work, tables, trials):
     """The image of each open candidate (c, d) of ``matrix``, which T2 is about to try: the
-    closure Y of N + H of ``matrix`` with c set to {d}, where it is not blocked.
+    closure Y of N + H of ``matrix`` with c set to {d}, where propagation does not block it (a
+    T2 trial starting from Y checks the rest of blocked itself: ``_t1_trial_blocked``).
 
     Every matrix the trials meet from here on (this puzzle's, T2's trials and their T1 trials)
     lies within ``matrix``, so the closure of N + H of such a matrix A with c set to {d} lies
@@ -989,6 +990,7 @@ def take_images(matrix, work, tables, trials):
     it is (``Trials.stamp``): the T1 pass that ended the rung below kept its closures."""
     n = tables.size
     imaged, stamp = trials.imaged, trials.stamp[0]
+    trials.stamp[2] = 1  # blocked on propagation only: what ``_empties`` and T2 need
     for cell in range(matrix.shape[0]):
         choices = np.int64(matrix[cell])
         if single(choices):
@@ -1003,6 +1005,7 @@ def take_images(matrix, work, tables, trials):
             copy(image, matrix)
             image[cell] = np.int64(1) << digit
             imaged[candidate] = 0 if _blocked_after(image, cell, matrix, work, tables, trials) else stamp
+    trials.stamp[2] = 0
 
 
 @compiled
