@@ -73,6 +73,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solver.compiled.kernels import (
+    add_to_set,
     close_singles,
     copy,
     lowest_bit_index,
@@ -527,19 +528,18 @@ class Trials(NamedTuple):
     homes: np.ndarray  # (2, N, N) int64: per orientation, digit and line, the cover lines
     quiet_units: np.ndarray  # (3N, N) int32: per unit, its cells when S last found nothing
     quiet_fish: np.ndarray  # (N, N) int64: per digit, its rows' homes when F last found nothing
-    unit_sets: np.ndarray  # (3N, W) int64: each unit's cells as a set (W words of 64 cells)
-    at_most: np.ndarray  # (N + 1, W) int64: the open cells of at most so many digits (stuck)
+    unit_sets: np.ndarray  # (3N, W) uint64: each unit's cells (``kernels.add_to_set``'s sets)
+    at_most: np.ndarray  # (N + 1, W) uint64: the open cells of at most so many digits (stuck)
 
 
 @compiled
 def trial_arrays(tables):
     cells, n = tables.unit_of.shape[0], tables.size
     words = (cells + 63) >> 6
-    unit_sets = np.zeros((3 * n, words), np.int64)
+    unit_sets = np.zeros((3 * n, words), np.uint64)
     for unit in range(3 * n):
         for k in range(n):
-            cell = tables.units[unit, k]
-            unit_sets[unit, cell >> 6] |= np.int64(1) << (cell & 63)
+            add_to_set(unit_sets[unit], tables.units[unit, k])
     return Trials(np.empty((2, cells), np.int32), np.empty((2, cells), np.int32),
                   np.empty((cells * n, cells), np.int32), np.zeros(cells * n, np.int64),
                   np.zeros(3, np.int64), np.zeros((cells, 3), np.int64), np.zeros(3 * n, np.uint8),
@@ -549,7 +549,7 @@ def trial_arrays(tables):
                   np.empty(3 * n, np.uint8), np.empty(n, np.int16),
                   np.empty((2, n, n), np.int64),
                   np.full((3 * n, n), -1, np.int32), np.full((n, n), -1, np.int64),
-                  unit_sets, np.empty((n + 1, words), np.int64))
+                  unit_sets, np.empty((n + 1, words), np.uint64))
 
 
 @compiled(inline="always")
@@ -572,7 +572,7 @@ def stuck(matrix, start, tables, trials):
             at_most[size, w] = 0
     for cell in range(matrix.shape[0]):
         choices = np.int64(matrix[cell])
-        at_most[popcount(choices), cell >> 6] |= np.int64(1) << (cell & 63)
+        add_to_set(at_most[popcount(choices)], cell)
         if choices != start[cell]:
             changed_digits |= np.int64(start[cell]) & ~choices
             touched[unit_of[cell, 0]] = 1
@@ -896,12 +896,13 @@ def _t1_trial_blocked(matrix, cell, bit, work, tables, trials):
     is blocked (that closure in ``trials.tried[1]``, its own T1 trials in ``trials.tried[0]``)."""
     trial = trials.tried[1]
     candidate = cell * tables.size + lowest_bit_index(bit)
+    trials.stamp[2] = 1  # propagation only, its first closure too: ``stuck`` below checks all
+    blocked = False
     if trials.imaged[candidate] == trials.stamp[0]:  # its closure of singles, taken already
         copy(trial, trials.images[candidate])
-    elif _singles_closure_blocked(matrix, cell, bit, trial, work, tables, trials):
-        return True
-    trials.stamp[2] = 1
-    blocked = _t1_closure_blocked(trial, work, tables, trials)
+    else:
+        blocked = _singles_closure_blocked(matrix, cell, bit, trial, work, tables, trials)
+    blocked = blocked or _t1_closure_blocked(trial, work, tables, trials)
     trials.stamp[2] = 0
     if blocked:
         return True
@@ -990,7 +991,6 @@ def take_images(matrix, work, tables, trials):
     it is (``Trials.stamp``): the T1 pass that ended the rung below kept its closures."""
     n = tables.size
     imaged, stamp = trials.imaged, trials.stamp[0]
-    trials.stamp[2] = 1  # blocked on propagation only: what ``_empties`` and T2 need
     for cell in range(matrix.shape[0]):
         choices = np.int64(matrix[cell])
         if single(choices):
@@ -1004,8 +1004,8 @@ def take_images(matrix, work, tables, trials):
             image = trials.images[candidate]
             copy(image, matrix)
             image[cell] = np.int64(1) << digit
-            imaged[candidate] = 0 if _blocked_after(image, cell, matrix, work, tables, trials) else stamp
-    trials.stamp[2] = 0
+            # blocked on propagation only: what ``_empties`` and T2 need
+            imaged[candidate] = 0 if settle(image, cell, work, tables) else stamp
 
 
 @compiled
