@@ -74,9 +74,11 @@ import numpy as np
 
 from solver.compiled.kernels import (
     add_to_set,
+    clear,
     close_singles,
     copy,
     lowest_bit_index,
+    mark,
     pick_cell,
     popcount,
     propagate_fixpoint,
@@ -959,11 +961,41 @@ def _singles_closure_blocked(matrix, cell, bit, trial, work, tables, trials):
     ``trial``, then the rest of SPEC 5.1's blocked; returns blocked. Blocked at once when the
     candidate's image (``take_images``) leaves a cell of ``matrix`` empty."""
     candidate = cell * tables.size + lowest_bit_index(bit)
-    if trials.imaged[candidate] and _empties(matrix, trials.images[candidate]):
+    if not trials.imaged[candidate]:
+        copy(trial, matrix)
+        trial[cell] = bit
+        return _blocked_after(trial, cell, matrix, work, tables, trials)
+    image = trials.images[candidate]
+    if _empties(matrix, image) or _settle_within(trial, matrix, image, work, tables):
         return True
-    copy(trial, matrix)
-    trial[cell] = bit
-    return _blocked_after(trial, cell, matrix, work, tables, trials)
+    return trials.stamp[2] == 0 and stuck(trial, matrix, tables, trials)
+
+
+@compiled(inline="always")
+def _settle_within(trial, matrix, image, work, tables):
+    """The closure of N + H of ``matrix`` with c set to {d}, into ``trial``, from the image of
+    (c, d) (the closure Y of a larger matrix with c set to {d}: ``take_images``), where no cell
+    of ``matrix & image`` is empty (``_empties``); returns blocked.
+
+    That closure is the closure of ``matrix & Y``: it lies within both (a closure keeps the
+    order of matrices), and ``matrix & Y`` lies within ``matrix`` with c set to {d}. Y is at
+    the fixpoint already, so only the cells ``matrix`` takes digits from can start anything:
+    they alone are queued (when left single) and their units marked, and the propagation is
+    the rest of the trial's, not all of it."""
+    tail = 0
+    for cell in range(matrix.shape[0]):
+        was = np.int64(image[cell])
+        now = np.int64(matrix[cell]) & was
+        trial[cell] = now
+        if now != was:
+            mark(work.dirty, tables, cell)
+            if single(now):
+                work.queue[tail] = cell
+                tail += 1
+    if propagate_fixpoint(trial, work.queue, tail, work.dirty, True, tables):
+        clear(work.dirty)
+        return True
+    return False
 
 
 @compiled(inline="always")
