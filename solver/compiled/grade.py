@@ -742,12 +742,32 @@ def _fish_blocked_at_fixpoint(matrix, n, kmax, digits, trials):
 
 
 @compiled
-def _blocked_after(matrix, cell, start, work, tables, trials):
-    """``settle``, then the rest of SPEC 5.1's blocked (``stuck``, but while a T2 trial runs
-    on propagation only: ``_t1_trial_blocked``); returns blocked."""
-    if settle(matrix, cell, work, tables):
+def _blocked_within(trial, cut, closed, start, work, tables, trials):
+    """``trial`` = the closure of N + H of ``cut & closed``, where ``closed`` is at that
+    fixpoint and ``cut`` leaves no cell of it empty; then the rest of SPEC 5.1's blocked
+    (``stuck``, against ``start``: a matrix known not to be blocked that ``trial`` lies
+    within), but not while a T2 trial runs on propagation only (``_t1_trial_blocked``);
+    returns blocked. ``trial`` may be ``cut``.
+
+    Only the cells ``cut`` takes digits from can start anything: they alone are queued (when
+    left single) and their units marked. That serves a trial (``cut``: the matrix with a cell
+    set), an elimination (``cut``: the matrix without the digit), and a trial with an image
+    (``cut``: the matrix, ``closed``: the image, ``_singles_closure_blocked``), whose
+    propagation is then the rest of the trial's, not all of it."""
+    tail = 0
+    for cell in range(trial.shape[0]):
+        was = np.int64(closed[cell])
+        now = np.int64(cut[cell]) & was
+        trial[cell] = now
+        if now != was:
+            mark(work.dirty, tables, cell)
+            if single(now):
+                work.queue[tail] = cell
+                tail += 1
+    if propagate_fixpoint(trial, work.queue, tail, work.dirty, True, tables):
+        clear(work.dirty)
         return True
-    return trials.stamp[2] == 0 and stuck(matrix, start, tables, trials)
+    return trials.stamp[2] == 0 and stuck(trial, start, tables, trials)
 
 
 @compiled
@@ -964,38 +984,14 @@ def _singles_closure_blocked(matrix, cell, bit, trial, work, tables, trials):
     if not trials.imaged[candidate]:
         copy(trial, matrix)
         trial[cell] = bit
-        return _blocked_after(trial, cell, matrix, work, tables, trials)
+        return _blocked_within(trial, trial, matrix, matrix, work, tables, trials)
+    # The closure of ``matrix`` with c set to {d} is that of ``matrix & image``: it lies
+    # within both (a closure keeps the order of matrices), and ``matrix & image`` lies within
+    # ``matrix`` with c set to {d}.
     image = trials.images[candidate]
-    if _empties(matrix, image) or _settle_within(trial, matrix, image, work, tables):
+    if _empties(matrix, image):
         return True
-    return trials.stamp[2] == 0 and stuck(trial, matrix, tables, trials)
-
-
-@compiled(inline="always")
-def _settle_within(trial, matrix, image, work, tables):
-    """The closure of N + H of ``matrix`` with c set to {d}, into ``trial``, from the image of
-    (c, d) (the closure Y of a larger matrix with c set to {d}: ``take_images``), where no cell
-    of ``matrix & image`` is empty (``_empties``); returns blocked.
-
-    That closure is the closure of ``matrix & Y``: it lies within both (a closure keeps the
-    order of matrices), and ``matrix & Y`` lies within ``matrix`` with c set to {d}. Y is at
-    the fixpoint already, so only the cells ``matrix`` takes digits from can start anything:
-    they alone are queued (when left single) and their units marked, and the propagation is
-    the rest of the trial's, not all of it."""
-    tail = 0
-    for cell in range(matrix.shape[0]):
-        was = np.int64(image[cell])
-        now = np.int64(matrix[cell]) & was
-        trial[cell] = now
-        if now != was:
-            mark(work.dirty, tables, cell)
-            if single(now):
-                work.queue[tail] = cell
-                tail += 1
-    if propagate_fixpoint(trial, work.queue, tail, work.dirty, True, tables):
-        clear(work.dirty)
-        return True
-    return False
+    return _blocked_within(trial, matrix, image, matrix, work, tables, trials)
 
 
 @compiled(inline="always")
@@ -1048,11 +1044,12 @@ def _eliminate_tried(matrix, cell, bit, depth, work, tables, trials):
     The matrix is copied into the blocked trial's array first (free now): it is not blocked
     (each change of a pass is checked), so ``stuck`` looks only at what the elimination
     changed, not at every unit and digit."""
-    copy(trials.tried[depth - 1], matrix)
+    before = trials.tried[depth - 1]
+    copy(before, matrix)
     _forget(trials.known[depth - 1], depth, trials)
     if depth == 2 or trials.stamp[1]:  # the puzzle's matrix changes
         trials.stamp[0] += 1
     matrix[cell] = np.int64(matrix[cell]) & ~bit
     if matrix[cell] == 0:
         return True
-    return _blocked_after(matrix, cell, trials.tried[depth - 1], work, tables, trials)
+    return _blocked_within(matrix, matrix, before, before, work, tables, trials)
