@@ -50,7 +50,10 @@ repeats: the grade there runs in about 0.7 of the time it took (BENCHMARKS). Las
 each T1 pass of the puzzle's matrix, every unit's perfect matching (``match_units``): a
 trial's closure can crowd only the units where an open cell lost its matched digit, so only
 those are scanned (about half of the units a trial touches; the rung `trial` in 0.8 of its
-time on forum_hardest_1905).
+time on forum_hardest_1905). A trial with an image starts from the matrix & the image and
+propagates only from the cells the matrix took digits from (``_blocked_within``: the same
+closure). And a T2 pass puts off the trials that propagation alone does not block, whose whole
+test costs most, to a pass that finds nothing else (``t2_pass``).
 
 One implementation serves every box size, 9 x 9 included: on the old four rungs a 9 x 9
 kernel of ``uint16`` masks graded about twice as fast (33,000 against 17,000 top1465 puzzles/s),
