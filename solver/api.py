@@ -293,7 +293,9 @@ class Compiled(Implementation):
         if harder.any():
             from solver.compiled import grade
 
-            measured.grade[harder] = grade.grades(grids[harder], boxsize, options.grade_limit)
+            only = np.where((status == UNIQUE)[:, None], found.first_solution, 0)
+            measured.grade[harder] = grade.grades(grids[harder], boxsize, options.grade_limit,
+                                                  only[harder])
         unique = status == UNIQUE
         harder = unique & ~settled
         if options.measured("rating"):
