@@ -44,7 +44,8 @@ at the rung T2: a T1 trial that blocks is the first step of T2's trial of the sa
 blocks there too, so the closure is the same without the T1 passes, which find nothing on a
 hard puzzle (every candidate's closure of singles, taken again after each T2 elimination).
 The last T1 pass below T2 keeps its closures as the images (T2 starts on that pass's matrix),
-and a T2 trial starts from its candidate's image when the matrix has not changed since.
+and a T2 trial starts from its candidate's image (no propagation when the matrix has not
+changed since).
 On forum_hardest_1905 a puzzle took some 1,100 closures of singles, 430 of them these
 repeats: the grade there runs in about 0.7 of the time it took (BENCHMARKS). Last, before
 each T1 pass of the puzzle's matrix, every unit's perfect matching (``match_units``): a
@@ -955,14 +956,10 @@ def _t1_trial_blocked(matrix, cell, bit, work, tables, trials):
     """T2's test: whether the closure of N + H + T1 of ``matrix`` with ``cell`` set to ``bit``
     is blocked (that closure in ``trials.tried[1]``, its own T1 trials in ``trials.tried[0]``)."""
     trial = trials.tried[1]
-    candidate = cell * tables.size + lowest_bit_index(bit)
     trials.stamp[2] = 1  # propagation only, its first closure too: ``stuck`` below checks all
-    blocked = False
-    if trials.imaged[candidate] == trials.stamp[0]:  # its closure of singles, taken already
-        copy(trial, trials.images[candidate])
-    else:
-        blocked = _singles_closure_blocked(matrix, cell, bit, trial, work, tables, trials)
-    blocked = blocked or _t1_closure_blocked(trial, work, tables, trials)
+    # From its image, when the matrix has not changed since it was taken: nothing to propagate
+    blocked = (_singles_closure_blocked(matrix, cell, bit, trial, work, tables, trials)
+               or _t1_closure_blocked(trial, work, tables, trials))
     trials.stamp[2] = 0
     if blocked or trials.stamp[3]:  # blocked, or its whole test put off (``t2_pass``)
         return blocked
