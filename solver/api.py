@@ -293,9 +293,11 @@ class Compiled(Implementation):
         if harder.any():
             from solver.compiled import grade
 
-            only = np.where((status == UNIQUE)[:, None], found.first_solution, 0)
+            # the rows' only solutions, where the search showed them unique: the grade's own
+            # search for them is skipped (only the rows graded here: on Kaggle's sets, few)
+            only = np.where((status[harder] == UNIQUE)[:, None], found.first_solution[harder], 0)
             measured.grade[harder] = grade.grades(grids[harder], boxsize, options.grade_limit,
-                                                  only[harder])
+                                                  only)
         unique = status == UNIQUE
         harder = unique & ~settled
         if options.measured("rating"):
