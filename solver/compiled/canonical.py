@@ -447,7 +447,7 @@ def _digits_by_column_order(n, n_givens, symmetry, work, t):
     _write_symmetry(symmetry, flip[0, found], row_starts, found, order_cols[found_order])
 
 
-@compiled
+@compiled(borrows=True)
 def _canonical_one(grid, out, symmetry, work, t):
     """Write the canonical form of ``grid`` (81 values 0..9) into ``out`` (81 ASCII bytes) and
     the cell symmetry reaching it into ``symmetry``: transposed, the 9 source rows, the 9 source

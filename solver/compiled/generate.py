@@ -483,7 +483,7 @@ def _candidates9(seed, first, puzzles, solutions, orbits, minimal, tables):
         _reduce9(state, work, puzzles[i], solutions[i], orbits, minimal, tables)
 
 
-@compiled
+@compiled(borrows=True)
 def _random_grid9(state, work, solution, tables):
     """``_random_grid`` on 9-bit masks: the same nodes, the same random numbers."""
     stack, untried, chosen, queue = work.stack, work.untried, work.chosen, work.queue
@@ -564,7 +564,7 @@ def _set9(puzzle, work, cell, value, solution, tables):
         drop_from_set(work.given, cell)
 
 
-@compiled
+@compiled(borrows=True)
 def _another_solution9(puzzle, solution, orbit, work, tables):
     """``_another_solution`` on 9-bit masks: the same nodes, the same budget."""
     stack, untried, chosen, queue = work.stack, work.untried, work.chosen, work.queue

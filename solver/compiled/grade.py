@@ -125,7 +125,7 @@ def fish_limit(tables):
 # -- the closure ------------------------------------------------------------------------------
 
 
-@compiled
+@compiled(borrows=True)
 def lock_pass(matrix, tables):
     """One pass of L over the box/line meetings; returns (blocked, changed)."""
     meetings, b = tables.meetings, tables.boxsize
@@ -158,7 +158,7 @@ def lock_pass(matrix, tables):
     return False, changed
 
 
-@compiled
+@compiled(borrows=True)
 def subsets_pass(matrix, tables, match, owner, reach, quiet):
     """One pass of S over every unit, as a matching (see the module); returns (blocked,
     changed). ``match``, ``owner`` and ``reach`` are work arrays of N entries.
@@ -219,7 +219,7 @@ def _unchanged(matrix, cells, quiet):
     return same
 
 
-@compiled
+@compiled(borrows=True)
 def _perfect_matching(matrix, cells, match, owner):
     """A matching of every cell of the unit ``cells`` to a digit it allows, each digit once
     (augmenting paths); False when there is none."""
@@ -234,7 +234,7 @@ def _perfect_matching(matrix, cells, match, owner):
     return True
 
 
-@compiled
+@compiled(borrows=True)
 def _augment(matrix, cells, i, match, owner, visited):
     """Find a digit for cell ``i``, moving other cells to other digits as needed (depth-first;
     ``visited`` holds the digits seen on this path, as bits). Recursion depth is at most N."""
@@ -250,7 +250,7 @@ def _augment(matrix, cells, i, match, owner, visited):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def complete(matrix):
     for cell in range(matrix.shape[0]):
         if not single(np.int64(matrix[cell])):
@@ -344,7 +344,7 @@ def _close_rung(matrix, rung, work, trials, tables):
 # -- F: fish ----------------------------------------------------------------------------------
 
 
-@compiled
+@compiled(borrows=True)
 def fish_pass(matrix, tables, trials):
     """One pass of F, both orientations: for each digit, ``lines[i]`` holds the cover lines where
     base line i allows it; a base of k lines whose union is k cover lines takes the digit out of
@@ -418,7 +418,7 @@ def _line_cell(i, j, n, across):
     return j * n + i if across else i * n + j
 
 
-@compiled
+@compiled(borrows=True)
 def _take_fish(matrix, n, across, bit, cover, k, trials):
     """``bit`` leaves the cells of the ``cover`` lines outside the base lines (``trials.small``
     picked by ``trials.picks``); returns changed."""
@@ -465,7 +465,7 @@ def _sees(a, b, unit_of):
                        or unit_of[a, 2] == unit_of[b, 2])
 
 
-@compiled
+@compiled(borrows=True)
 def wings_pass(matrix, tables):
     """One pass of W at the fixpoint of N, H, L, S and F; returns changed.
 
@@ -503,7 +503,7 @@ def wings_pass(matrix, tables):
     return changed
 
 
-@compiled
+@compiled(borrows=True)
 def _take_wing(matrix, p, a, b, z, with_pivot, tables):
     """``z`` leaves every cell but P that sees both pincers (and P too, ``with_pivot``)."""
     peers, unit_of = tables.peers, tables.unit_of
@@ -611,7 +611,7 @@ def stuck(matrix, start, tables, trials):
     return _fish_blocked_at_fixpoint(matrix, n, kmax, changed_digits, trials)
 
 
-@compiled
+@compiled(borrows=True)
 def match_units(matrix, tables, trials):
     """A perfect matching of each unit of ``matrix`` (``_perfect_matching``), as the digit
     matched to each cell in each of its units (``trials.matched``). A trial's closure of a
@@ -703,7 +703,7 @@ def _crowded(matrix, cells, n, trials):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def _fish_blocked_at_fixpoint(matrix, n, kmax, digits, trials):
     """F's blocked for the ``digits`` (bits), at the N + H fixpoint: k base lines whose cells
     allowing d lie in fewer than k cover lines.
@@ -758,7 +758,7 @@ def _fish_blocked_at_fixpoint(matrix, n, kmax, digits, trials):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def _blocked_within(trial, cut, closed, start, work, tables, trials):
     """``trial`` = the closure of N + H of ``cut & closed``, where ``closed`` is at that
     fixpoint and ``cut`` leaves no cell of it empty; then the rest of SPEC 5.1's blocked
@@ -787,7 +787,7 @@ def _blocked_within(trial, cut, closed, start, work, tables, trials):
     return trials.stamp[2] == 0 and stuck(trial, start, tables, trials)
 
 
-@compiled
+@compiled(borrows=True)
 def _note_fixed(matrix, closed, known):
     """The open cells of ``matrix`` that ``closed`` (an unblocked trial's closure) fixes: their
     trials are not blocked either (the closure of ``matrix`` with such a cell set lies above
@@ -879,7 +879,7 @@ def _one_solution(matrix, work, tables, trials):
     return True
 
 
-@compiled
+@compiled(borrows=True)
 def _solutions(matrix, work, tables, solution):
     """How many solutions ``matrix`` (at the fixpoint of N + H, not blocked) holds, up to two,
     the first as masks into ``solution``: a depth-first search on ``work``'s stack."""
@@ -916,13 +916,13 @@ def _solutions(matrix, work, tables, solution):
     return found
 
 
-@compiled
+@compiled(borrows=True)
 def t1_pass(matrix, work, tables, trials):
     """One pass of T1 (``_trials_pass``); returns (blocked, changed)."""
     return _trials_pass(matrix, 1, _singles_trial_blocked, work, tables, trials)
 
 
-@compiled
+@compiled(borrows=True)
 def t2_pass(matrix, work, tables, trials):
     """One pass of T2 (``_trials_pass``); returns (blocked, changed).
 
@@ -944,14 +944,14 @@ def t2_pass(matrix, work, tables, trials):
     return blocked, changed
 
 
-@compiled
+@compiled(borrows=True)
 def _singles_trial_blocked(matrix, cell, bit, work, tables, trials):
     """T1's test: whether the closure of N + H of ``matrix`` with ``cell`` set to ``bit`` is
     blocked (that closure in ``trials.tried[0]``)."""
     return _singles_closure_blocked(matrix, cell, bit, trials.tried[0], work, tables, trials)
 
 
-@compiled
+@compiled(borrows=True)
 def _t1_trial_blocked(matrix, cell, bit, work, tables, trials):
     """T2's test: whether the closure of N + H + T1 of ``matrix`` with ``cell`` set to ``bit``
     is blocked (that closure in ``trials.tried[1]``, its own T1 trials in ``trials.tried[0]``)."""
@@ -989,7 +989,7 @@ def _t1_closure_blocked(trial, work, tables, trials):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def _images_pass(matrix, work, tables, trials):
     """The T1 eliminations the images find in ``matrix`` (``_empties``: no trial run), each
     propagated at once; returns (blocked, changed). Run to its fixpoint before each T1 pass
@@ -1039,7 +1039,7 @@ def _empties(matrix, image):
     return empty
 
 
-@compiled
+@compiled(borrows=True)
 def take_images(matrix, work, tables, trials):
     """The image of each open candidate (c, d) of ``matrix``, which T2 is about to try: the
     closure Y of N + H of ``matrix`` with c set to {d}, where propagation does not block it (a
@@ -1071,7 +1071,7 @@ def take_images(matrix, work, tables, trials):
             imaged[candidate] = 0 if settle(image, cell, work, tables) else stamp
 
 
-@compiled
+@compiled(borrows=True)
 def _eliminate_tried(matrix, cell, bit, depth, work, tables, trials):
     """A trial of ``depth`` blocked: ``bit`` leaves ``cell``, singles are propagated, and nothing
     is known of the trials of the changed matrix any more; returns blocked.

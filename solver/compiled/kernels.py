@@ -47,7 +47,7 @@ def _as_voidptr(typingctx, address):
     return types.voidptr(address), codegen
 
 
-@compiled
+@compiled(borrows=True)
 def now_ns(timespec):
     _clock_gettime(CLOCK_MONOTONIC, _as_voidptr(timespec.ctypes.data))
     return timespec[0] * 1_000_000_000 + timespec[1]
@@ -421,7 +421,7 @@ def settle(matrix, cell, work, tables):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def close_singles(matrix, work, tables):
     """Naked and hidden singles to their fixpoint from any matrix (every singleton queued,
     every unit looked at); returns blocked, with the dirty flags all clear again."""
@@ -438,7 +438,7 @@ def close_singles(matrix, work, tables):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def contradictory(grid, tables):
     """Givens repeat a digit in some unit: not (safe (choices grid)), a blank being no fixed
     cell."""

@@ -114,7 +114,7 @@ def _complete(matrix, tables):
 # The propagation is compiled once, as a function the others call, rather than inlined into each
 # caller, and always called with the same argument types (int64 counts and masks), so that numba
 # compiles one version of it: that keeps the cold compilation of this module short.
-@compiled
+@compiled(borrows=True)
 def _singles(matrix, queue, tail, dirty, tables):
     """Naked and hidden singles to their fixpoint from the singletons ``queue[:tail]`` and the
     ``dirty`` units; returns blocked."""
@@ -128,7 +128,7 @@ def _naked_closure(grid, matrix, queue, tables):
     return seed_root(grid, matrix, queue, tables)
 
 
-@compiled
+@compiled(borrows=True)
 def _singles_closure(grid, matrix, queue, tables):
     """Naked and hidden singles to their fixpoint from ``choices grid``; returns blocked."""
     still_open = _naked_closure(grid, matrix, queue, tables)
@@ -216,7 +216,7 @@ def _rating_batch(grids, positions, max_nodes, out, tables, bands):
         out[i] = np.nan if total < 0 else total / n_copies
 
 
-@compiled
+@compiled(borrows=True)
 def _to_board(matrix, board):
     """The digit bands of an unblocked closure ``matrix`` (81 masks): its singletons are placed."""
     for word in range(BOARD_WORDS):
@@ -251,7 +251,7 @@ def _place(board, digit, band, cells, bands):
             board[3 * digit + other_band] &= ~bands.peers[cell, other_band]
 
 
-@compiled
+@compiled(borrows=True)
 def _close(board, cell, digit, bands):
     """Fix ``cell`` to ``digit`` (0..8) in the closure ``board`` and carry it to the closure of
     naked and hidden singles; returns blocked.
@@ -337,7 +337,7 @@ def _fix(board, digit, band, cells, bands):
     _place(board, digit, band, cells, bands)
 
 
-@compiled
+@compiled(borrows=True)
 def _fewest(board, cells):
     """The open cells of a closure with the fewest choices, in row-major order, into ``cells``;
     returns how many (0 when the closure is complete).
@@ -376,7 +376,7 @@ def _fewest(board, cells):
     return n
 
 
-@compiled
+@compiled(borrows=True)
 def _split(board, group, level, positions, copies):
     """The parts of an unblocked node at ``level`` reached by the copies in ``group``: each copy
     expands the open cell with the fewest choices that comes first in that copy (its row-major
@@ -412,7 +412,7 @@ def _split(board, group, level, positions, copies):
     return True
 
 
-@compiled
+@compiled(borrows=True)
 def _search_copies(root, positions, max_nodes, copies, bands):
     """The ``singles`` searches (``max_solutions = 2``) of the copies whose cell positions are
     ``positions`` (at most GROUP_SIZE), from the root closure ``root`` (81 masks, neither blocked
@@ -535,7 +535,7 @@ def _is_fixed(matrix, cell, tables):
     return tables.popcount[matrix[cell]] == 1
 
 
-@compiled
+@compiled(borrows=True)
 def _backdoor_size(grid, solution, work, tables):
     """SPEC 5.3 for one puzzle (``solver.reference.ladder.backdoor_size`` says why starting from the
     closure and filling only the cells it leaves open loses nothing).

@@ -80,7 +80,7 @@ def work(log_size: int = LOG_SIZE) -> Work:
                                     np.zeros(log_size, np.float64)))
 
 
-@compiled
+@compiled(borrows=True)
 def apply_out(board, values, cands, out):
     """Apply a compiled hint: its removals, then its placement (SE's order)."""
     for c in range(81):

@@ -122,7 +122,7 @@ def fill_candidates(values, cands, board):
                 cands[board.house[c, i]] &= bit
 
 
-@compiled
+@compiled(borrows=True)
 def lowest(m):
     """The smallest digit (bit index) of a non-empty mask."""
     d = 0
@@ -131,7 +131,7 @@ def lowest(m):
     return d
 
 
-@compiled
+@compiled(borrows=True)
 def next_pattern(value):
     """The next larger integer with as many bits set (Gosper's hack): SE's order of tuples."""
     smallest = value & -value
@@ -139,7 +139,7 @@ def next_pattern(value):
     return ripple | (((value ^ ripple) >> 2) // smallest)
 
 
-@compiled
+@compiled(borrows=True)
 def place(values, cands, cell, digit, board):
     """Set a value and remove it from the candidates of every cell the cell sees."""
     values[cell] = digit
@@ -149,7 +149,7 @@ def place(values, cands, cell, digit, board):
         cands[board.house[cell, i]] &= bit
 
 
-@compiled
+@compiled(borrows=True)
 def positions(cands, region, digit, board):
     """Where ``digit`` is a candidate in ``region``: a mask of indexes in the region's order."""
     m = 0
@@ -159,7 +159,7 @@ def positions(cands, region, digit, board):
     return m
 
 
-@compiled
+@compiled(borrows=True)
 def position_table(cands, table, board):
     """``table[r, d]`` = ``positions(cands, r, d)`` for every region and digit, in one pass."""
     table[:, :] = 0
@@ -175,7 +175,7 @@ def position_table(cands, table, board):
                     table[r, d] |= bit
 
 
-@compiled
+@compiled(borrows=True)
 def empty_count(values, region, board):
     n = 0
     for i in range(9):
@@ -184,7 +184,7 @@ def empty_count(values, region, board):
     return n
 
 
-@compiled
+@compiled(borrows=True)
 def is_solved(values):
     for c in range(81):
         if values[c] == 0:

@@ -383,7 +383,7 @@ def _clear(maps, nodes, slot):
     maps.sizes[slot] = 0
 
 
-@compiled
+@compiled(borrows=True)
 def _reset(arena, work):
     """Empty every map slot and the cache, then the node pool (the slots' keys are read from
     their nodes)."""
@@ -398,7 +398,7 @@ def _reset(arena, work):
     arena.counters[N_NESTED] = 0
 
 
-@compiled
+@compiled(borrows=True)
 def _next_start(arena, work):
     """Before the propagations from a start cell: the maps of the last start emptied, and the
     cached propagations kept while the pools are at most a quarter used and the cache has a
@@ -546,7 +546,7 @@ def _off_to_on(p, links, grid, lookup, arena, out):
     return count
 
 
-@compiled
+@compiled(borrows=True)
 def _propagate(slot, rule, grid, arena, work):
     """SE's doChaining on map ``slot`` (filled in): "on" nodes first, each queue in the order
     found; at level 1, when both queues are empty, the inner rules' removals are "off" too
@@ -615,7 +615,7 @@ def _propagate(slot, rule, grid, arena, work):
     return result
 
 
-@compiled
+@compiled(borrows=True)
 def _advanced(slot, rule, grid, arena, work, tail_off):
     """The removals of the first productive inner rule on the reduced grid, "off" nodes whose
     parents are the removed candidates the rule relied on, queued unless known (the
@@ -677,7 +677,7 @@ def _rule_parent_nodes(slot, arena, maps, keys, first, n_parents):
     return start
 
 
-@compiled
+@compiled(borrows=True)
 def _nested_removals(slot, rule, grid, arena, work, tail_off):
     """Levels 0 and 1 have no inner chain rules: the copies of the search for levels 2-5 (at
     the end of the module) bind ``_inner_chain_removals`` under this name."""
@@ -701,7 +701,7 @@ def _inner_rule_table():
 INNER_MODES, INNER_LEVELS, INNER_BASES = _inner_rule_table()
 
 
-@compiled
+@compiled(borrows=True)
 def _inner_chain_removals(slot, rule, grid, arena, work, tail_off):
     """The reference's ``Chaining.advanced`` past the four simple rules: each inner chain rule
     of ``rule.level`` in turn runs on the reduced grid (``rule.below``'s search, its work the
@@ -725,7 +725,7 @@ def _inner_chain_removals(slot, rule, grid, arena, work, tail_off):
                          memo.meta[entry, M_END], tail_off)
 
 
-@compiled
+@compiled(borrows=True)
 def _memo_hash(level, grid):
     digest = (IDENTITY_SEED ^ level) * IDENTITY_PRIME
     for c in range(81):
@@ -734,7 +734,7 @@ def _memo_hash(level, grid):
     return digest
 
 
-@compiled
+@compiled(borrows=True)
 def _memo_find(memo, level, grid):
     """The entry of this level, start grid and reduced grid, -1 if none."""
     mask = memo.slots.shape[0] - 1
@@ -817,7 +817,7 @@ def _ranked(collected):
     return order[np.argsort(collected.difficulty[order], kind="mergesort")]
 
 
-@compiled
+@compiled(borrows=True)
 def _seen_removals(collected, h):
     """Whether a hint kept before ``h`` removes the same (the reference drops it); if not,
     ``h`` is kept. ``collected.table``: the kept hints, open addressing by removals' hash."""
@@ -875,7 +875,7 @@ def _records_of(collected, records, first):
     return end if removes else first
 
 
-@compiled
+@compiled(borrows=True)
 def _record_nodes(slot, arena, work, records, first, end, tail_off):
     """The removals of ``records[first:end]`` (``_records_of``): "off" nodes caused by an inner
     rule, whose parents are the rule parents' "off" nodes and which carry the hint's complexity
@@ -968,7 +968,7 @@ def _chain_of(t, arena, work):
     return count
 
 
-@compiled
+@compiled(borrows=True)
 def _ancestors(t, arena, work, cells, mark):
     """The number of distinct candidates (keys) ``t`` follows from (``_chain_of``); with
     ``mark``, their cells set in ``cells`` and their digits returned as a mask in the high bits
@@ -993,7 +993,7 @@ def _sort_key(kind, x, y, absurd):
     return 5 if kind == CELL else 6
 
 
-@compiled
+@compiled(borrows=True)
 def _nested_complexity(n_targets, arena, work, hints):
     """SE's nested complexity of a hint: the complexities of the inner chain hints its chains
     follow from (their removals' ``arena.nested`` rows), each identity once; -1 when out of
@@ -1052,7 +1052,7 @@ def _rule_parents_of(cell, digit, cause, collected, mark, end):
 IDENTITY_SEED, IDENTITY_PRIME = 1469598103934665603, 1099511628211  # FNV-1a, 64 bits
 
 
-@compiled
+@compiled(borrows=True)
 def _collect(found, complexity, difficulty, sort_key, arena, work, hints):
     """A hint of a rule run inside a nested chain, into ``hints.collected``: its rank, removals,
     rule parents and identity (a hash of the keys of each chain, breadth first as SE's
@@ -1115,7 +1115,7 @@ def _collect(found, complexity, difficulty, sort_key, arena, work, hints):
     collected.counts[1] = end
 
 
-@compiled
+@compiled(borrows=True)
 def _offer(found, arena, work, hints):
     """A hint found: kept when it ranks before the best so far (difficulty, complexity, kind;
     the first found among equals, as the reference's stable sort); inside a nested chain,
@@ -1210,7 +1210,7 @@ def _start(maps, nodes, slot, start, queue):
     return key
 
 
-@compiled
+@compiled(borrows=True)
 def _cycle_walk(p_on, arena, work):
     """SE's breadth-first search for cycles back to the candidate of ``p_on`` (length 4 or
     more), on the graph of ``work.reach`` (the kind's links, in the order the reference finds
@@ -1272,7 +1272,7 @@ def _on_line(u, v, reach):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def _cycle_end(u, e1, e2, arena, reach):
     """The nodes of a cycle found: "on" node ``u`` and its line (``_made``), the "off" node it
     implies by link ``e1`` and the start again by link ``e2``; returns the last, -1 when out of
@@ -1286,7 +1286,7 @@ def _cycle_end(u, e1, e2, arena, reach):
     return _graph_node(reach.succ[e2], reach.cause[e2], off, arena, reach)
 
 
-@compiled
+@compiled(borrows=True)
 def _made(u, arena, reach):
     """The node of "on" node ``u`` of the walk, made with the rest of its line the first time."""
     stamp = reach.stamp[0]
@@ -1318,7 +1318,7 @@ def _graph_node(v, cause, parent, arena, reach):
     return _new_node(arena, k // 20, (k % 20) // 2, k & 1, cause, parent)
 
 
-@compiled
+@compiled(borrows=True)
 def _forcing_chains(start, y, n_chains, grid, arena, work):
     """Chains from ``start`` to its own opposite, appended to ``work.chains`` (``n_chains``
     there) unless a chain of that key is there (``work.taken``); returns the new count, -1
@@ -1351,7 +1351,7 @@ def _forcing_chains(start, y, n_chains, grid, arena, work):
     return n_chains
 
 
-@compiled
+@compiled(borrows=True)
 def _cycle_hint(dst, y, x, grid, arena, work, hints):
     """The hint of the cycle ending in ``dst`` (an "on" node back at the start), if it removes
     anything: the candidates outside the cycle's cells seeing both an "on" and an "off" node of
@@ -1401,7 +1401,7 @@ def _cycle_hint(dst, y, x, grid, arena, work, hints):
     _offer(Found(CYCLE, x, y, False, 0.0, 1, n_rem, n_cells, -1, -1, -1, 0), arena, work, hints)
 
 
-@compiled
+@compiled(borrows=True)
 def _forcing_hint(t, y, x, grid, arena, work, hints):
     """The hint of the forcing chain ending in ``t``, whose start's candidate is then known
     (the cell's other candidates are removed even when there are none, as SE does)."""
@@ -1424,7 +1424,7 @@ def _forcing_hint(t, y, x, grid, arena, work, hints):
 CYCLES, FROM_ON, FROM_OFF = 1, 2, 4
 
 
-@compiled
+@compiled(borrows=True)
 def _static_rule(values, grid, arena, work, hints):
     """Forcing chains and cycles: X-only, then Y-only, then XY, from every candidate."""
     reach = work.reach
@@ -1436,7 +1436,7 @@ def _static_rule(values, grid, arena, work, hints):
     _forget_candidates(reach)
 
 
-@compiled
+@compiled(borrows=True)
 def _number_candidates(cands, reach):
     """The graph's nodes: each candidate's "off" then "on"; returns their count."""
     n = 0
@@ -1453,7 +1453,7 @@ def _number_candidates(cands, reach):
     return n
 
 
-@compiled
+@compiled(borrows=True)
 def _forget_candidates(reach):
     """The graph's keys unnumbered (``reach.index`` all -1 again)."""
     for i in range(reach.count[0]):
@@ -1461,7 +1461,7 @@ def _forget_candidates(reach):
     reach.count[0] = 0
 
 
-@compiled
+@compiled(borrows=True)
 def _links(kind, n, grid, reach):
     """The successors of the graph's ``n`` nodes, as ``_on_to_off`` and ``_off_to_on`` link
     them for ``kind`` (0 X, 1 Y, 2 XY; the cycles' and the forcing chains' graphs are one where
@@ -1515,7 +1515,7 @@ def _links(kind, n, grid, reach):
     first[n] = e
 
 
-@compiled
+@compiled(borrows=True)
 def _closure(kind, n, grid, reach):
     """The graph of ``kind`` (``_links``) and what each of its nodes reaches: Tarjan's walk
     finishes a strongly connected component after every component it reaches, so a
@@ -1566,7 +1566,7 @@ def _closure(kind, n, grid, reach):
                 n_comp += 1
 
 
-@compiled
+@compiled(borrows=True)
 def _component(root, c, n, held, reach):
     """Component ``c``: the nodes held down to ``root``, and its set; returns what stays held."""
     first, succ, comp, stack, sets = reach.first, reach.succ, reach.comp, reach.stack, reach.sets
@@ -1604,7 +1604,7 @@ def _reaches(reach, a, b):
     return (reach.sets[reach.comp[a], b >> 6] >> (b & 63)) & 1
 
 
-@compiled
+@compiled(borrows=True)
 def _static_kind(kind, values, grid, arena, work, hints):
     """The cycles and forcing chains of ``kind`` (``_closure`` done) from every candidate, in
     the reference's order: each search's work charged (what its start reaches), and the
@@ -1641,7 +1641,7 @@ def _static_kind(kind, values, grid, arena, work, hints):
     return True
 
 
-@compiled
+@compiled(borrows=True)
 def _static_start(p_on, kind, searches, grid, arena, work, hints):
     """The ``searches`` (``CYCLES``, ``FROM_ON``, ``FROM_OFF``) from the candidate of ``p_on``
     (the pool's only node), their hints offered; stops early when out of room."""
@@ -1676,7 +1676,7 @@ def _static_start(p_on, kind, searches, grid, arena, work, hints):
 # -- Nishio, multiple and dynamic forcing chains ---------------------------------------------------
 
 
-@compiled
+@compiled(borrows=True)
 def _removals_of(cands, nodes, p, rem):
     """What a common result removes (the reference's _removals): the cell's other candidates
     if it is on, itself if off; the count of entries (0 or 1)."""
@@ -1694,7 +1694,7 @@ def _removals_of(cands, nodes, p, rem):
     return 1
 
 
-@compiled
+@compiled(borrows=True)
 def _common_hints(shared, slots, grid, arena, work, hints):
     """The results shared by the ``shared.n_targets`` maps of ``slots`` (in the first map's
     order, "on" nodes first), each a hint of ``shared``'s kind, source, region and digit when
@@ -1867,7 +1867,7 @@ def _contradicts(sets, c, words):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def _removes(common, words, reach, cands):
     """Whether a result in ``common`` (nodes' bits) would remove something (``_removals_of``):
     any "off" one, an "on" one of a cell with another candidate."""
@@ -1881,7 +1881,7 @@ def _removes(common, words, reach, cands):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def _quiet_work(cell, grid, reach):
     """The work of the multiple forcing chains from ``cell`` (its candidates assumed on and
     off, and the other places of the regions it is the digit's first place of assumed on) when
@@ -1957,7 +1957,7 @@ def _houses_of(cells_lo, cells_hi):
     return lo, hi
 
 
-@compiled
+@compiled(borrows=True)
 def _nishio_work(cell, d, on, places_lo, places_hi):
     """The candidates (of digit ``d``) a Nishio propagation of ``cell``'s candidate assumed
     ``on`` (or off) reaches, -1 when it meets a contradiction."""
@@ -1992,7 +1992,7 @@ def _nishio_work(cell, d, on, places_lo, places_hi):
         on_hi |= new_hi
 
 
-@compiled
+@compiled(borrows=True)
 def _digit_places(cands, places):
     """Each digit's places (its candidates' cells) as two words, into ``places[d]``."""
     places[:, :] = 0
@@ -2002,7 +2002,7 @@ def _digit_places(cands, places):
                 places[d, c >> 6] |= np.int64(1) << (c & 63)
 
 
-@compiled
+@compiled(borrows=True)
 def _nishio_quiet(cell, d, places):
     """The work of the Nishio propagations of ``cell``'s candidate ``d`` assumed on, then off
     (``places``: ``_digit_places`` of the grid), when neither meets a contradiction; -1 when

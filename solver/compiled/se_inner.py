@@ -93,7 +93,7 @@ def _removed(cands, cands0, cell, digit):
     return (cands0[cell] >> digit) & 1 and not (cands[cell] >> digit) & 1
 
 
-@compiled
+@compiled(borrows=True)
 def _write(work, used, n_parents):
     """One hint into ``work.out`` at ``used``: its ``n_parents`` parents (``work.parents``),
     then its removals (``work.mask_of``, cleared: the same for a hint without parents, which is
@@ -125,7 +125,7 @@ def _write(work, used, n_parents):
     return used
 
 
-@compiled
+@compiled(borrows=True)
 def _locking(r1, r2, d, generalized, grid, work, used):
     """A pointing or claiming (or generalized intersection) hint of ``d`` locked in ``r1``
     where it meets ``r2``, written if it removes something with parents."""
@@ -150,7 +150,7 @@ def _locking(r1, r2, d, generalized, grid, work, used):
     return _write(work, used, n_parents)
 
 
-@compiled
+@compiled(borrows=True)
 def _intersections(grid, work):
     pos = grid.pos
     used = 0
@@ -183,7 +183,7 @@ def _intersections(grid, work):
     return used
 
 
-@compiled
+@compiled(borrows=True)
 def _pairs(hidden, grid, work):
     """Hidden pairs (``hidden``: in the regions of five empty cells or more) or naked pairs (of
     four or more), region by region in SE's scan order, pair by pair in SE's order."""
@@ -259,7 +259,7 @@ def _naked_pair(r, c1, c2, grid, work):
     return n_parents
 
 
-@compiled
+@compiled(borrows=True)
 def _x_wings(grid, work):
     cands, pos, cands0, counts = grid.cands, grid.pos, grid.cands0, grid.counts
     mask_of, parents = work.mask_of, work.parents
@@ -303,7 +303,7 @@ def _x_wings(grid, work):
     return used
 
 
-@compiled
+@compiled(borrows=True)
 def inner_hints(grid, work):
     """The hints with parents of the first inner rule that has one (see the module's
     docstring) in ``work.out``; the length used (0: none), -1 when ``work.out`` is too

@@ -131,7 +131,7 @@ RULE_COUNT = len(RULE_NAMES)
 # -- writing a hint --------------------------------------------------------------------------------
 
 
-@compiled
+@compiled(borrows=True)
 def begin(out, code, difficulty):
     """Clear ``out`` for a new hint."""
     out.removals[:] = 0
@@ -141,13 +141,13 @@ def begin(out, code, difficulty):
     out.difficulty[0] = difficulty
 
 
-@compiled
+@compiled(borrows=True)
 def add_cell(out, cell):
     out.cells[out.info[I_CELLS]] = cell
     out.info[I_CELLS] += 1
 
 
-@compiled
+@compiled(borrows=True)
 def add_digits(out, mask):
     """The digits of a mask, ascending."""
     for d in range(1, 10):
@@ -156,7 +156,7 @@ def add_digits(out, mask):
             out.info[I_DIGITS] += 1
 
 
-@compiled
+@compiled(borrows=True)
 def add_region_cells(out, board, region, mask):
     """The cells of a region at the indexes of ``mask``, in region order."""
     for i in range(9):
@@ -164,13 +164,13 @@ def add_region_cells(out, board, region, mask):
             add_cell(out, board.regions[region, i])
 
 
-@compiled
+@compiled(borrows=True)
 def set_placement(out, cell, digit):
     out.info[I_CELL] = cell
     out.info[I_DIGIT] = digit
 
 
-@compiled
+@compiled(borrows=True)
 def has_removals(out):
     for c in range(81):
         if out.removals[c]:
@@ -178,12 +178,12 @@ def has_removals(out):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def single_bit(m):
     return m != 0 and (m & (m - 1)) == 0
 
 
-@compiled
+@compiled(borrows=True)
 def two_or_more(m):
     return (m & (m - 1)) != 0
 
@@ -191,7 +191,7 @@ def two_or_more(m):
 # -- singles ---------------------------------------------------------------------------------------
 
 
-@compiled
+@compiled(borrows=True)
 def hidden_singles(board, values, cands, scratch, out):
     """Hidden Single: the last-cell case (1.0) over all regions first, then 1.2 / 1.5."""
     table = scratch.table
@@ -216,7 +216,7 @@ def hidden_singles(board, values, cands, scratch, out):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def naked_singles(board, values, cands, scratch, out):
     """Naked Single (2.3): a cell with one candidate left."""
     for cell in range(81):
@@ -246,7 +246,7 @@ def locked(table, board, r1, r2, d):
     return two_or_more(pos) and (pos & ~board.inside[r1, r2]) == 0
 
 
-@compiled
+@compiled(borrows=True)
 def locking_removals(board, cands, r1, r2, d, out):
     """The digit leaves the cells of r2 outside r1."""
     bit = 1 << d
@@ -263,7 +263,7 @@ def locking_removes(table, board, r1, r2, d):
     return (table[r2, d] & ~board.inside[r2, r1]) != 0
 
 
-@compiled
+@compiled(borrows=True)
 def locking_hint(board, cands, table, r1, r2, d, out):
     """Removals, cells, digit and regions of a pointing or claiming hint (code and difficulty
     set by the caller)."""
@@ -274,7 +274,7 @@ def locking_hint(board, cands, table, r1, r2, d, out):
     out.info[I_REGION2] = r2
 
 
-@compiled
+@compiled(borrows=True)
 def direct_locking_single(board, table, r1, r2, d):
     """The hidden single a locked digit leaves in a region of r1's type crossing r2, or -1."""
     first = (r1 // 9) * 9
@@ -291,7 +291,7 @@ def direct_locking_single(board, table, r1, r2, d):
     return -1
 
 
-@compiled
+@compiled(borrows=True)
 def locking_hints(board, cands, scratch, out, direct):
     """The first Pointing (2.6) or Claiming (2.8) hint that removes something, or with
     ``direct`` the first Direct Pointing (1.7) or Direct Claiming (1.9), whose locked digit
@@ -324,13 +324,13 @@ def locking_hints(board, cands, scratch, out, direct):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def direct_intersections(board, values, cands, scratch, out):
     """Direct Pointing (1.7) and Direct Claiming (1.9)."""
     return locking_hints(board, cands, scratch, out, True)
 
 
-@compiled
+@compiled(borrows=True)
 def intersections(board, values, cands, scratch, out):
     """Pointing (2.6), Claiming (2.8), then Generalized Intersection (2.9)."""
     if locking_hints(board, cands, scratch, out, False):
@@ -377,7 +377,7 @@ def generalized_intersections(board, cands, table, out):
 # -- subsets ---------------------------------------------------------------------------------------
 
 
-@compiled
+@compiled(borrows=True)
 def set_union(masks_of, pattern):
     """SE's set test over the masks ``masks_of[i]`` for the indexes i of ``pattern``: each has two
     or more members; their union (the caller checks its size)."""
@@ -391,7 +391,7 @@ def set_union(masks_of, pattern):
     return union
 
 
-@compiled
+@compiled(borrows=True)
 def direct_hidden_single(table, r, value_set, common):
     """The first digit outside a hidden set with 2+ places, one of them outside the set's cells:
     (its index in the region, the digit), or (-1, 0)."""
@@ -405,7 +405,7 @@ def direct_hidden_single(table, r, value_set, common):
     return -1, 0
 
 
-@compiled
+@compiled(borrows=True)
 def hidden_sets(board, values, cands, scratch, out, degree, direct):
     """Hidden Pair/Triplet/Quad (3.4 / 4.0 / 5.4) and the Direct Hidden Pair/Triplet (2.0 / 2.5)."""
     table = scratch.table
@@ -446,7 +446,7 @@ NAKED_DIFFICULTY = np.array([0.0, 0.0, 3.0, 3.6, 5.0])
 FISH_DIFFICULTY = np.array([0.0, 0.0, 3.2, 3.8, 5.2])
 
 
-@compiled
+@compiled(borrows=True)
 def naked_sets(board, values, cands, scratch, out, degree):
     """Naked Pair/Triplet/Quad (3.0 / 3.6 / 5.0)."""
     masks = scratch.more
@@ -506,7 +506,7 @@ def fish(board, values, cands, scratch, out, degree):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def cover_removals(board, table, covers, pattern, common, d, out):
     """The cover lines (indexes of ``common``) lose the digit outside the base lines."""
     for i in range(9):
@@ -534,7 +534,7 @@ def fish_cells(board, cands, covers, pattern, common, d, out):
 # -- wings -----------------------------------------------------------------------------------------
 
 
-@compiled
+@compiled(borrows=True)
 def wings(board, values, cands, scratch, out, xyz):
     """XY-Wing (4.2) and XYZ-Wing (4.4): pivots in row-major order, wings in house order."""
     pivot_size = 3 if xyz else 2
@@ -561,7 +561,7 @@ def wings(board, values, cands, scratch, out, xyz):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def wing_hint(board, cands, xy, xz, yz, xyz, out):
     """z leaves the cells that see both wings (and the pivot, for XYZ): whether any does."""
     z = lowest(cands[xz] & cands[yz])
@@ -582,7 +582,7 @@ def wing_hint(board, cands, xy, xz, yz, xyz, out):
 # -- aligned exclusion -----------------------------------------------------------------------------
 
 
-@compiled
+@compiled(borrows=True)
 def exclusion_bases(board, cands, scratch, largest):
     """SE's base cells (2+ candidates, no single-candidate cell in their house) into
     ``scratch.cells``, each one's excluders (house cells with 2..``largest`` candidates) into
@@ -731,7 +731,7 @@ def aligned_triplets(board, values, cands, scratch, out):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def triplet_from(board, cands, scratch, is_base, triplet, out):
     """Try each third cell of the area of the first two."""
     c0, c1 = triplet[0], triplet[1]
@@ -758,7 +758,7 @@ def triplet_from(board, cands, scratch, is_base, triplet, out):
 F_KIND, F_INDEX, F_EXTRAS, F_ALLOWED, F_LAST = 0, 1, 2, 3, 4
 
 
-@compiled
+@compiled(borrows=True)
 def unique_loops(board, values, cands, scratch, out):
     """Unique Rectangle / Loop types 1 to 4. SE collects every hint (bivalue start cells in
     row-major order, loops in search order, each loop's types in the order 1; 2; 3 then 4) and
@@ -773,7 +773,7 @@ def unique_loops(board, values, cands, scratch, out):
     return out.info[I_CODE] != 0
 
 
-@compiled
+@compiled(borrows=True)
 def search_loops(board, values, cands, scratch, start, out):
     """SE's depth-first search of loops through ``start`` over cells holding both its digits:
     each step changes region type; at most two cells may hold extra candidates unless all the
@@ -818,7 +818,7 @@ def search_loops(board, values, cands, scratch, start, out):
                     frames[depth, F_LAST] = kind
 
 
-@compiled
+@compiled(borrows=True)
 def is_valid_loop(board, loop, size):
     """Every region the loop enters it enters once at an odd and once at an even step."""
     odd = even = 0  # region sets (27 bits)
@@ -837,7 +837,7 @@ def is_valid_loop(board, loop, size):
 loop_difficulty = compiled(se_uniqueness.loop_difficulty)  # the reference's, compiled
 
 
-@compiled
+@compiled(borrows=True)
 def loop_hints(board, values, cands, scratch, out):
     """The hints of one loop found (its cells: ``scratch.loop[:size]``), each offered to ``out``."""
     loop = scratch.loop
@@ -869,7 +869,7 @@ def loop_hints(board, values, cands, scratch, out):
         loop_type4(board, cands, scratch, out)
 
 
-@compiled
+@compiled(borrows=True)
 def loop_trial(scratch, loop_type, extra_difficulty, trial):
     """Start a unique loop hint in ``trial``: cells, digits, size, type."""
     size, both = scratch.found[0], scratch.found[1]
@@ -898,7 +898,7 @@ def offer(trial, out):
     out.difficulty[0] = trial.difficulty[0]
 
 
-@compiled
+@compiled(borrows=True)
 def loop_type2(board, cands, scratch, out):
     """Type 2: the first extra cell's extra digit leaves every cell seeing all the extra cells."""
     size, both = scratch.found[0], scratch.found[1]
@@ -925,7 +925,7 @@ def loop_type2(board, cands, scratch, out):
     offer(trial, out)
 
 
-@compiled
+@compiled(borrows=True)
 def extra_cells(cands, scratch):
     """The two cells of the loop with extra candidates, in loop order."""
     c1 = c2 = -1
@@ -939,7 +939,7 @@ def extra_cells(cands, scratch):
     return c1, c2
 
 
-@compiled
+@compiled(borrows=True)
 def loop_type4(board, cands, scratch, out):
     """Type 4: one loop digit is locked in the two extra cells in a region they share, so the
     other leaves them."""
@@ -972,7 +972,7 @@ def loop_type4(board, cands, scratch, out):
     offer(trial, out)
 
 
-@compiled
+@compiled(borrows=True)
 def loop_type3(board, values, cands, scratch, out):
     """Type 3: the two extra cells' extra digits act as one cell of a naked set, or the loop
     digits with others form a hidden set, in a region both cells share; for each degree from
@@ -993,7 +993,7 @@ def loop_type3(board, values, cands, scratch, out):
                 hidden_type3(board, cands, scratch, r, degree, out)
 
 
-@compiled
+@compiled(borrows=True)
 def naked_type3(board, cands, scratch, region, degree, out):
     """The naked sets of ``degree`` cells including c1 (standing for both extra cells), not c2."""
     both = scratch.found[1]
@@ -1026,7 +1026,7 @@ def naked_type3(board, cands, scratch, region, degree, out):
         pattern = next_pattern(pattern)
 
 
-@compiled
+@compiled(borrows=True)
 def hidden_type3(board, cands, scratch, region, degree, out):
     """The hidden sets of the loop digits and ``degree - 2`` others (not extra digits), c2 left
     out of the places."""
@@ -1054,7 +1054,7 @@ def hidden_type3(board, cands, scratch, region, degree, out):
         pattern = next_pattern(pattern)
 
 
-@compiled
+@compiled(borrows=True)
 def hidden_type3_set(board, cands, scratch, region, hidden, out):
     """One hidden set candidate (the digits of ``hidden``): each digit has a place outside c2,
     the places number the set's size; the places outside the extra cells lose other digits."""
@@ -1123,7 +1123,7 @@ def bug(board, values, cands, scratch, out):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def bug_cells(board, cands, scratch, state):
     """Find the BUG cells and values, and the cells that see all BUG cells; False when the grid
     is no BUG (a digit with 1 or 3+ places without such a cell, or BUG cells with 2+ digits
@@ -1179,7 +1179,7 @@ def add_bug_value(board, scratch, state, cell, d):
     state[B_COMMON] = n
 
 
-@compiled
+@compiled(borrows=True)
 def is_grave(board, values, scratch):
     """Without the BUG values, every empty cell has two candidates and every digit 0 or 2 places
     in every region."""
@@ -1195,7 +1195,7 @@ def is_grave(board, values, scratch):
     return True
 
 
-@compiled
+@compiled(borrows=True)
 def bug2(board, cands, scratch, state, out):
     """Type 2 (5.7): one BUG digit; it leaves the cells seeing every BUG cell."""
     value = lowest(state[B_VALUES])
@@ -1212,13 +1212,13 @@ def bug2(board, cands, scratch, state, out):
     return True
 
 
-@compiled
+@compiled(borrows=True)
 def bug_hint_cells(scratch, state, out):
     for i in range(state[B_CELLS]):
         add_cell(out, scratch.cells[i])
 
 
-@compiled
+@compiled(borrows=True)
 def shared_region(board, c1, c2):
     """The first region (block, row, column) two cells share, or -1."""
     for k in range(3):
@@ -1227,7 +1227,7 @@ def shared_region(board, c1, c2):
     return -1
 
 
-@compiled
+@compiled(borrows=True)
 def bug4(board, cands, scratch, state, out):
     """Type 4 (5.7): two BUG cells in one region share one digit besides the BUG values; each
     keeps only its BUG values and that digit."""
@@ -1268,7 +1268,7 @@ def bug3(board, cands, scratch, state, out):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def common_region(board, scratch, state, kind):
     """The region of type ``kind`` all BUG cells share, or -1."""
     region = board.regions_of[scratch.cells[0], kind]
@@ -1278,7 +1278,7 @@ def common_region(board, scratch, state, kind):
     return region
 
 
-@compiled
+@compiled(borrows=True)
 def bug3_sets(cands, scratch, state, region_cells, degree, out):
     n = region_cells.shape[0]
     all_values = state[B_VALUES]
@@ -1315,7 +1315,7 @@ def bug3_sets(cands, scratch, state, region_cells, degree, out):
 # -- the rules in serate's order -------------------------------------------------------------------
 
 
-@compiled
+@compiled(borrows=True)
 def rule_hint(rule, board, values, cands, scratch, out):
     """Ask the rule of index ``rule`` in ``solver.reference.se.RULES`` (not a chain rule) for
     its first hint; whether it has one."""

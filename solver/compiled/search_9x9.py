@@ -128,7 +128,7 @@ def _propagate(grid, matrix, seed, queue, root_open, limits, tables):
 # -- the search -----------------------------------------------------------------------------------
 
 
-@compiled
+@compiled(borrows=True)
 def _contradictory(grid, tables):
     """Givens repeat a digit in some unit."""
     for unit in range(27):
@@ -143,7 +143,7 @@ def _contradictory(grid, tables):
     return False
 
 
-@compiled
+@compiled(borrows=True)
 def _load_choices(grid, matrix):
     """choices: a blank is every digit, a given d is {d}."""
     for cell in range(81):
