@@ -589,9 +589,22 @@ def stuck(matrix, start, tables, trials):
     for size in range(n + 1):
         for w in range(at_most.shape[1]):
             at_most[size, w] = 0
+    homes = trials.homes  # of every digit, for ``_fish_blocked_at_fixpoint``, in the same pass
+    for across in range(2):
+        for d in range(n):
+            for i in range(n):
+                homes[across, d, i] = 0
     for cell in range(matrix.shape[0]):
         choices = np.int64(matrix[cell])
         add_to_set(at_most[popcount(choices)], cell)
+        if not single(choices):
+            r, c = cell // n, cell % n
+            rest = choices
+            while rest:
+                d = lowest_bit_index(rest)
+                rest &= rest - 1
+                homes[0, d, r] |= np.int64(1) << c
+                homes[1, d, c] |= np.int64(1) << r
         if choices != start[cell]:
             changed_digits |= np.int64(start[cell]) & ~choices
             touched[unit_of[cell, 0]] = 1
@@ -608,7 +621,7 @@ def stuck(matrix, start, tables, trials):
                 and _may_crowd(trials.unit_sets[unit], at_most, n)
                 and _crowded(matrix, units[unit], n, trials)):
             return True
-    return _fish_blocked_at_fixpoint(matrix, n, kmax, changed_digits, trials)
+    return _fish_blocked_at_fixpoint(n, kmax, changed_digits, trials)
 
 
 @compiled(borrows=True)
@@ -704,9 +717,11 @@ def _crowded(matrix, cells, n, trials):
 
 
 @compiled(borrows=True)
-def _fish_blocked_at_fixpoint(matrix, n, kmax, digits, trials):
+def _fish_blocked_at_fixpoint(n, kmax, digits, trials):
     """F's blocked for the ``digits`` (bits), at the N + H fixpoint: k base lines whose cells
-    allowing d lie in fewer than k cover lines.
+    allowing d lie in fewer than k cover lines, read off ``trials.homes`` (``stuck`` fills it
+    in its pass over the cells: a pass of its own cost the grade 3 to 5 % more on
+    forum_hardest).
 
     There every line has a home for d, and a line with one home holds d placed, alone in its
     cover line too: drop it from such a base and the rest is one (of k - 1 >= 2 lines, or of one
@@ -714,22 +729,6 @@ def _fish_blocked_at_fixpoint(matrix, n, kmax, digits, trials):
     combined, read off the open cells only.
     """
     homes = trials.homes  # (2, N, N): per orientation, digit and line, the cover lines
-    for across in range(2):
-        for d in range(n):
-            if (digits >> d) & 1:
-                for i in range(n):
-                    homes[across, d, i] = 0
-    for cell in range(matrix.shape[0]):
-        choices = np.int64(matrix[cell])
-        if single(choices):
-            continue
-        choices &= digits
-        r, c = cell // n, cell % n
-        while choices:
-            d = lowest_bit_index(choices)
-            choices &= choices - 1
-            homes[0, d, r] |= np.int64(1) << c
-            homes[1, d, c] |= np.int64(1) << r
     small, picks = trials.small, trials.picks
     for across in range(2):
         for d in range(n):
