@@ -612,5 +612,6 @@ def _missing_message(missing: list[MissingRows], directory: str, settings: Setti
     return (
         f"{rows:,} rows are missing from {directory}, in {len(missing)} batch(es) that kept "
         f"failing ({shown}{more}); every other row is written, with the summary; "
-        f"{_rerun(settings)} to retry the missing rows (with fewer --workers if memory ran out)"
+        f"{_rerun(settings)} to retry the missing rows (with fewer --workers or a smaller "
+        f"--batch-size if memory ran out)"
     )
