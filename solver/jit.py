@@ -217,7 +217,8 @@ def compiled(function=None, *, borrows: bool = False, **options):
     (``_nrt=False``). With them, every call increments and decrements the count of each array
     it is handed, tuples of arrays counted array by array, and of each row it takes as a view:
     atomic operations that were a quarter of the grade's time and two fifths of the SE
-    rating's (sampled with a profiler). A function called from Python keeps them, and one
+    rating's (sampled with a profiler). Nor may it call a compiled function that returns a new
+    array: it would never release it. A function called from Python keeps its counts, and one
     inlined (``inline="always"``) is compiled as part of its caller.
 
     Used as ``@compiled``, ``@compiled(borrows=True)`` or ``@compiled(inline="always")``.
@@ -255,7 +256,9 @@ def compiled_copies(functions: dict, suffix: str, inline: frozenset = frozenset(
 
     The copies named in ``inline`` are inlined into their callers: numba links the whole
     compiled tree below a function into that function's module and optimizes it there again,
-    so each compiled copy above the depth below costs that depth's whole compile once more."""
+    so each compiled copy above the depth below costs that depth's whole compile once more.
+    The copies keep numba's reference counts (``compiled``'s ``borrows``): SE's inline
+    functions that allocate."""
     first = next(iter(functions.values())).py_func
     namespace = dict(first.__globals__)
     namespace.update(bindings)
