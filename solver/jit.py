@@ -240,8 +240,8 @@ def compiled(function=None, *, borrows: bool = False, **options):
         numba.config.CACHE_DIR = before
 
 
-def borrows(dispatcher) -> bool:
-    """Whether ``dispatcher`` was compiled with ``compiled(borrows=True)``."""
+def borrowing(dispatcher) -> bool:
+    """Whether ``dispatcher`` was made by ``compiled(borrows=True)``."""
     return dispatcher.targetoptions.get("_nrt") is False
 
 
@@ -257,8 +257,8 @@ def compiled_copies(functions: dict, suffix: str, inline: frozenset = frozenset(
     The copies named in ``inline`` are inlined into their callers: numba links the whole
     compiled tree below a function into that function's module and optimizes it there again,
     so each compiled copy above the depth below costs that depth's whole compile once more.
-    The copies keep numba's reference counts (``compiled``'s ``borrows``): SE's inline
-    functions that allocate."""
+    The copies keep numba's reference counts (they are not ``borrows=True``): the SE functions
+    they inline allocate."""
     first = next(iter(functions.values())).py_func
     namespace = dict(first.__globals__)
     namespace.update(bindings)

@@ -127,7 +127,7 @@ def test_a_borrowing_function_returns_no_array():
     checked = 0
     for module in _compiled_modules():
         for name, value in vars(importlib.import_module(module)).items():
-            if not (isinstance(value, CPUDispatcher) and jit.borrows(value)
+            if not (isinstance(value, CPUDispatcher) and jit.borrowing(value)
                     and value.py_func.__module__ == module):  # not one imported from another
                 continue
             # the cache's index: one key per compiled signature, its argument types first
