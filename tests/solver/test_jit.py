@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numba
 import numpy as np
 import pytest
 
@@ -136,3 +137,53 @@ def test_a_borrowing_function_returns_no_array():
                 assert not _holds_arrays(result.signature.return_type), (module, name)
                 checked += 1
     assert checked >= 30  # the grade's alone are 21
+
+
+def _inlined_twice(n):
+    """A callee of several blocks (loops, branches) and many variables, inlined twice."""
+    total = 0
+    for i in range(n):
+        if i % 3 == 0:
+            total += i
+        elif i % 3 == 1:
+            total -= 1
+        else:
+            for j in range(i):
+                total ^= j
+    return total
+
+
+_inline_into = numba.njit(inline="always")(_inlined_twice)
+
+
+def _calls_twice(n):
+    return _inline_into(n) + _inline_into(n + 1)
+
+
+def _compiled_asm(function, inline_ir) -> str:
+    """``function`` compiled (not cached) while numba's inliner is ``inline_ir``: its machine
+    code, with numba's numbering of compiled functions (``B2v1``) taken out."""
+    import re
+
+    from numba.core import inline_closurecall
+
+    installed = inline_closurecall.InlineWorker.inline_ir
+    inline_closurecall.InlineWorker.inline_ir = inline_ir
+    try:
+        dispatcher = numba.njit(function)
+        dispatcher(5)
+        return re.sub(r"B\d+v\d+", "", dispatcher.inspect_asm(dispatcher.signatures[0]))
+    finally:
+        inline_closurecall.InlineWorker.inline_ir = installed
+
+
+def test_inlining_with_one_copy_of_the_scope_compiles_the_same_code():
+    """``solver.jit`` makes numba's inliner copy a callee's scope once, not once a block: the
+    machine code is the same as numba's own inliner gives."""
+    from numba.core import inline_closurecall
+
+    jit._inline_with_one_copy_of_the_scope()
+    ours = inline_closurecall.InlineWorker.inline_ir
+    assert hasattr(ours, "__wrapped__"), "the inliner is numba's own: nothing to compare"
+    assert _compiled_asm(_calls_twice, ours) == _compiled_asm(_calls_twice, ours.__wrapped__)
+    assert numba.njit(_calls_twice)(7) == _inlined_twice(7) + _inlined_twice(8)
