@@ -27,25 +27,32 @@ help:
 	@echo "make help            this list"
 
 # Created once, and again only when pyproject.toml changes: what running needs, then (for the
-# tests, benchmarks and lint) the dev extras. uv installs them (in 8 s where pip takes a minute
-# on a fresh machine); pip does when uv cannot be had. Both write the packages' bytecode: where
-# PYTHONDONTWRITEBYTECODE is set, every process (each worker, each run a test starts) would
-# otherwise compile 460 modules from source, 1.8 s of CPU before it does anything.
-INSTALL = $(BIN)/python -m uv pip install --quiet --compile-bytecode --python $(BIN)/python $(1) \
-	|| $(BIN)/python -m pip install --quiet $(1)
+# tests, benchmarks and lint) the dev extras. uv installs them (in 2 s where pip takes a minute
+# on a fresh machine); pip does when uv cannot be had. The venv is made without pip (ensurepip
+# took 3 s), and uv is put in it by the pip Python already has.
+INSTALL = $(BIN)/python -m uv pip install --quiet --python $(BIN)/python $(1) \
+	|| { $(BIN)/python -m pip --version >/dev/null 2>&1 || $(BIN)/python -m ensurepip >/dev/null; \
+	     $(BIN)/python -m pip install --quiet $(1); }
 
 # The venv, with uv in it when it can be had.
-MAKE_VENV = test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
-	$(BIN)/python -m uv --version >/dev/null 2>&1 || $(BIN)/python -m pip install --quiet uv \
+MAKE_VENV = test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV); \
+	$(BIN)/python -m uv --version >/dev/null 2>&1 \
+	|| $(PYTHON) -m pip --python $(BIN)/python install --quiet uv \
 	|| echo "uv not available: installing with pip"
+
+# Every process a target starts writes the bytecode of the modules it imports, where
+# PYTHONDONTWRITEBYTECODE would have each one (each worker, each run a test starts) compile them
+# from source again: 1 s of CPU before it does anything. Only what is imported is compiled:
+# compiling every installed package's bytecode at install took 4 s of a fresh clone's first run.
+unexport PYTHONDONTWRITEBYTECODE
 
 $(RUN_STAMP): pyproject.toml
 	$(MAKE_VENV)
 	$(call INSTALL,-e .)
 	touch $(RUN_STAMP)
 
-# The dev extras hold what running needs too: one install (one resolution, one byte-compiling
-# of the packages) where a run's install then the extras took 4 s more.
+# The dev extras hold what running needs too: one install (one resolution) where a run's
+# install then the extras took 4 s more.
 $(DEV_STAMP): pyproject.toml
 	$(MAKE_VENV)
 	$(call INSTALL,-e '.[dev]')
@@ -53,14 +60,10 @@ $(DEV_STAMP): pyproject.toml
 
 venv: $(DEV_STAMP)
 
-# The project's own bytecode too (a second when it is current), for the same reason.
-COMPILE_SOURCES = $(BIN)/python -m compileall -q solver pipeline tests tools >/dev/null
-
 # A rerun continues a stopped run in $(OUTPUT), or just prints the summary of a finished one.
 # After changing INPUT or CONFIG for the same OUTPUT, OVERWRITE=1 replaces the run there
 # (deleting only files sudoku-pipeline wrote).
 solve-dataset: $(RUN_STAMP)
-	@$(COMPILE_SOURCES)
 	@echo "sudoku-pipeline solve-dataset $(INPUT) --output $(OUTPUT) --config $(CONFIG)$(if $(OVERWRITE), --overwrite)"
 	@SUDOKU_PIPELINE_OVERWRITE_HINT=OVERWRITE=1 $(BIN)/sudoku-pipeline solve-dataset $(INPUT) --output $(OUTPUT) \
 		--config $(CONFIG) $(if $(OVERWRITE),--overwrite)
@@ -78,11 +81,9 @@ generate: $(RUN_STAMP)
 TEST_PROCESSES ?= 2
 
 test: $(DEV_STAMP)
-	$(COMPILE_SOURCES)
 	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES)
 
 test-slow: $(DEV_STAMP)
-	$(COMPILE_SOURCES)
 	$(BIN)/python -m pytest -q -n $(TEST_PROCESSES) -m slow
 
 # Every tools/bench_*.py, one after the other; they print figures and never fail on a time.

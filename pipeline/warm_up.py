@@ -6,7 +6,8 @@ and saying what is being compiled.
 A solved run (``pipeline.run``), a generated run (``pipeline.generate``) and ``solve`` use it.
 
 Run as ``python -m pipeline.warm_up OPTIONS`` (OPTIONS: a pickled ``SolveOptions``, in hex), it
-loads the grade and the measures those options use: ``load_solver``'s second process.
+loads half of the grade's passes and the measures those options use: ``load_solver``'s second
+process.
 """
 
 from __future__ import annotations
@@ -97,28 +98,47 @@ def warm_up_grids(boxsize: int) -> np.ndarray:
     return np.where(grids > 9, 0, grids).astype(np.uint8)
 
 
-def load_difficulty(options: SolveOptions) -> None:
-    """Load (compile, the first time) the grade and the measures ``options`` ask for (the
-    canonical form included: the search is the other process's half), on
-    ``WARM_UP``, without the compiled search: the reference finds the solutions they need.
+def load_difficulty(options: SolveOptions, grade: bool = True) -> None:
+    """Load (compile, the first time) the grade (unless not ``grade``) and the measures
+    ``options`` ask for (the canonical form included: the search is the other process's half),
+    on ``WARM_UP``, without the compiled search: the reference finds the solutions they need.
     The grade's kernels are the same at every box size (one type of ``Tables``); the measures
     beyond 9 x 9 are the any-size search's."""
     import solver
     from solver.vocabulary import STATUSES
 
-    if 3 not in options.boxsizes:
-        options = replace(options, measures=())
     nine = replace(options, boxsize=3, alphabet="")  # the grids are values: no alphabet
     grids = warm_up_grids(3)
     found = solver.solve_grids(grids, nine, implementation="reference")
-    unique = np.full(len(grids), STATUSES.index("unique"), np.uint8)
-    solver.difficulty(grids, unique, found, nine)
+    if grade:
+        unique = np.full(len(grids), STATUSES.index("unique"), np.uint8)
+        solver.difficulty(grids, unique, found, replace(nine, measures=()))
+    if 3 not in options.boxsizes:
+        return
+    if options.measured("rating") or options.measured("backdoor"):
+        from solver.compiled import measures
+
+        if options.measured("rating"):
+            measures.ratings(grids, 3, options.rating_samples, options.max_nodes)
+        if options.measured("backdoor"):
+            measures.backdoor_sizes(grids, found.first_solution, 3)
     if options.measured("canonical"):
         from solver.api import canonical_forms
 
         canonical_forms(grids, np.ones(len(grids), bool))
     if rates_se(options):
         load_se()
+
+
+def load_difficulty_share(options: SolveOptions) -> None:
+    """The second process's share of ``load_difficulty(options)``: the first half of the
+    grade's passes (``solver.compiled.grade.compile_passes``), then the measures. The first
+    process compiles the other half, then the grade's batch, every pass loaded from the cache
+    (``difficulty_beside``)."""
+    from solver.compiled.grade import compile_passes
+
+    compile_passes(0)
+    load_difficulty(options, grade=False)
 
 
 def load_se() -> None:
@@ -154,7 +174,7 @@ def load_search(options: SolveOptions) -> None:
 
 
 def _start_difficulty(options: SolveOptions, quiet: bool = False) -> subprocess.Popen:
-    """A second process running ``load_difficulty(options)``, naming on this process's line
+    """A second process running ``load_difficulty_share(options)``, naming on this process's line
     (begun here, unless ``quiet``) the modules it compiles."""
     if not quiet:
         Announcement().begin()
@@ -170,10 +190,13 @@ def _finish(process: subprocess.Popen | None) -> None:
 
 @contextlib.contextmanager
 def difficulty_beside(options: SolveOptions, quiet: bool = False):
-    """Within it, the grade's half (``load_difficulty(options)``) compiles in a second process,
-    unless the grade is in the cache already (on 2 cores the larger half beside the other: a
-    third saved). On leaving, that process is waited for (RuntimeError if it failed), or, when
-    the block raised (Ctrl-C, SIGTERM), killed: it goes too, and says nothing."""
+    """Within it, half of the grade's passes and the measures (``load_difficulty_share``)
+    compile in a second process, unless they are in the cache already; at the block's end this
+    process compiles the other half of the passes (``compile_passes(1)``), then waits. On 2
+    cores the grade, the longest part of a first run's compile, is shared out evenly
+    (BENCHMARKS), and its batch, compiled after (the first ``difficulty``), loads its passes
+    from the cache. On leaving, the second process is waited for (RuntimeError if it failed),
+    or, when the block raised (Ctrl-C, SIGTERM), killed: it goes too, and says nothing."""
     from solver.jit import compiled_before
 
     halves = (GRADE_MODULE, SE_MODULE) if rates_se(options) else (GRADE_MODULE,)
@@ -181,6 +204,10 @@ def difficulty_beside(options: SolveOptions, quiet: bool = False):
     other = None if cached else _start_difficulty(options, quiet)
     try:
         yield
+        if other is not None:
+            from solver.compiled.grade import compile_passes
+
+            compile_passes(1)
     except BaseException:
         if other is not None:
             other.kill()
@@ -191,9 +218,10 @@ def difficulty_beside(options: SolveOptions, quiet: bool = False):
 
 def load_solver(options: SolveOptions, quiet: bool = False) -> float:
     """Load (compile, the first time) the kernels ``options`` use, and only those: the 9 x 9
-    search and grade for a 9 x 9 run, the measures it asks for; the seconds it took. The
-    grade compiles in a second process while this one compiles the search; then this one
-    solves ``WARM_UP`` (for 9 x 9 runs) from the cache."""
+    search and grade for a 9 x 9 run, the measures it asks for; the seconds it took. Half of
+    the grade's passes and the measures compile in a second process while this one compiles
+    the search, then the other half (``difficulty_beside``); then this one solves ``WARM_UP``
+    (for 9 x 9 runs), which compiles the grade's batch and loads the rest from the cache."""
     started = time.perf_counter()
     with announcing_compiles(quiet):
         with difficulty_beside(options, quiet):
@@ -216,7 +244,7 @@ def _main(arguments: list[str]) -> None:
 
     options = pickle.loads(bytes.fromhex(arguments[0]))
     with reporting_compiles(None if "--quiet" in arguments else name_module):
-        load_difficulty(options)
+        load_difficulty_share(options)
 
 
 if __name__ == "__main__":

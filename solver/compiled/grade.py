@@ -1087,3 +1087,36 @@ def _eliminate_tried(matrix, cell, bit, depth, work, tables, trials):
     if matrix[cell] == 0:
         return True
     return _blocked_within(matrix, matrix, before, before, work, tables, trials)
+
+
+# -- compiling in two processes ---------------------------------------------------------------
+
+
+def compile_passes(half: int) -> None:
+    """Compile (the first time; else load) one half of the passes ``_close_rung`` calls, for the
+    types it calls them with, so that two processes compile the grade side by side (a fresh
+    machine's first run waits for it); ``_grade_batch`` then compiles alone, every pass loaded
+    from the cache. Half 0 is T1's pass then T2's, which calls T1's (``_t1_closure_blocked``):
+    in one process, one after the other, so that neither is compiled twice. Half 1 is the rules
+    below them, the images and the closure of singles, for the process that compiles the
+    search first; ``complete`` first, which T2's pass calls too. The slow test of the warm-up
+    checks that ``_grade_batch`` compiles none of them again: arguments changed in
+    ``_close_rung`` must be changed here too."""
+    import numba
+
+    table = tables(3)  # one type of tables serves every box size
+    work, trials = work_arrays(table), trial_arrays(table)
+    matrix = np.empty(table.unit_of.shape[0], np.int32)
+    state = (matrix, work, table, trials)
+    calls = [
+        ((t1_pass, state), (t2_pass, state)),
+        ((complete, (matrix,)), (lock_pass, (matrix, table)),
+         (subsets_pass, (matrix, table, trials.match, trials.owner, trials.reach,
+                         trials.quiet_units)),
+         (fish_pass, (matrix, table, trials)), (wings_pass, (matrix, table)),
+         (_solutions, (matrix, work, table, trials.solution)),
+         (match_units, (matrix, table, trials)), (take_images, state),
+         (close_singles, (matrix, work, table))),
+    ][half]
+    for function, arguments in calls:
+        function.compile(tuple(numba.typeof(argument) for argument in arguments))

@@ -130,13 +130,41 @@ def test_a_kernel_compiling_is_named_on_one_line_and_a_cached_one_says_nothing(t
     assert again == ""
 
 
+# A run's warm-up, and what of the grade this process compiled (qualified name: times).
+GRADE_COMPILES = """
+import collections, json
+from numba.core import event
+from pipeline.warm_up import load_solver
+from solver.options import SolveOptions
+
+compiled = collections.Counter()
+
+
+class Compiles(event.Listener):
+    def on_start(self, ev):
+        function = ev.data["dispatcher"].py_func
+        if function.__module__ == "solver.compiled.grade":
+            compiled[function.__qualname__] += 1
+
+    def on_end(self, ev):
+        pass
+
+
+with event.install_listener("numba:compile", Compiles()):
+    load_solver(SolveOptions())
+print(json.dumps(compiled))
+"""
+
+
 @pytest.mark.slow
 def test_the_warm_up_names_the_modules_it_compiles(tmp_path):
     """An empty cache: the line names the 9 x 9 search and the grade (compiled in two
-    processes), not what the run does not use; a warm cache: nothing is said."""
+    processes), not what the run does not use; a warm cache: nothing is said. The grade is
+    shared out: this process compiles its half of the passes (``compile_passes(1)``) and the
+    grade's batch, each once, and none of the other half (T1's and T2's passes, the second
+    process's): the batch finds every pass in the cache."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
-    command = [sys.executable, "-c", "from pipeline.warm_up import load_solver; "
-               "from solver.options import SolveOptions; load_solver(SolveOptions())"]
+    command = [sys.executable, "-c", GRADE_COMPILES]
     first = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
                            timeout=900)
     assert first.returncode == 0, first.stderr
@@ -145,6 +173,11 @@ def test_the_warm_up_names_the_modules_it_compiles(tmp_path):
     named = set(line.partition(":")[2].split())
     assert {"search_9x9", "grade"} <= named
     assert not named & {"search", "measures", "measures_9x9", "canonical", "generate"}
+    compiled = json.loads(first.stdout)
+    assert compiled["_grade_batch"] == 1 and max(compiled.values()) == 1, compiled
+    assert {"lock_pass", "fish_pass", "wings_pass", "take_images"} <= set(compiled), compiled
+    assert not {"t1_pass", "t2_pass", "_singles_trial_blocked", "_t1_trial_blocked"} & set(
+        compiled), compiled
     again = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
                            timeout=300)
-    assert again.returncode == 0 and again.stderr == ""
+    assert again.returncode == 0 and again.stderr == "" and json.loads(again.stdout) == {}
