@@ -6,8 +6,8 @@ and saying what is being compiled.
 A solved run (``pipeline.run``), a generated run (``pipeline.generate``) and ``solve`` use it.
 
 Run as ``python -m pipeline.warm_up OPTIONS`` (OPTIONS: a pickled ``SolveOptions``, in hex), it
-loads half of the grade's passes and the measures those options use: ``load_solver``'s second
-process.
+loads the search, the grade's rules below the trials and the measures those options use:
+``load_solver``'s second process.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ WARM_UP = ("..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.
 # workers start, it compiles the SE kernels in one process, where workers meeting their first
 # chain puzzle at once would each compile them.
 SE_WARM_UP = "..1...2......3..4.....5...........362.7........8..1........78...3.....9..5...8..1"
-GRADE_MODULE = "solver.compiled.grade"  # what a second process compiles while this one searches
+GRADE_MODULE = "solver.compiled.grade"  # what two processes compile side by side
 SE_MODULE = "solver.compiled.se"  # the same, when a run rates SE
 COMPILING = "compiling the solver for this machine (first run of this source only):"
 
@@ -130,14 +130,15 @@ def load_difficulty(options: SolveOptions, grade: bool = True) -> None:
         load_se()
 
 
-def load_difficulty_share(options: SolveOptions) -> None:
-    """The second process's share of ``load_difficulty(options)``: the first half of the
-    grade's passes (``solver.compiled.grade.compile_passes``), then the measures. The first
-    process compiles the other half, then the grade's batch, every pass loaded from the cache
-    (``difficulty_beside``)."""
+def load_second_share(options: SolveOptions) -> None:
+    """The second process's share of a run's compile (``compiling_beside``): the search at the
+    run's box sizes, the grade's rules below the trials (``compile_passes(1)``), then the
+    measures. The first process compiles the trials' passes meanwhile, then the grade's batch,
+    every pass loaded from the cache."""
     from solver.compiled.grade import compile_passes
 
-    compile_passes(0)
+    load_search(options)
+    compile_passes(1)
     load_difficulty(options, grade=False)
 
 
@@ -173,8 +174,8 @@ def load_search(options: SolveOptions) -> None:
         solver.solve_grids(grids, searched)
 
 
-def _start_difficulty(options: SolveOptions, quiet: bool = False) -> subprocess.Popen:
-    """A second process running ``load_difficulty_share(options)``, naming on this process's line
+def _start_second(options: SolveOptions, quiet: bool = False) -> subprocess.Popen:
+    """A second process running ``load_second_share(options)``, naming on this process's line
     (begun here, unless ``quiet``) the modules it compiles."""
     if not quiet:
         Announcement().begin()
@@ -183,17 +184,19 @@ def _start_difficulty(options: SolveOptions, quiet: bool = False) -> subprocess.
 
 
 def _finish(process: subprocess.Popen | None) -> None:
-    """Wait for ``_start_difficulty``'s process; RuntimeError if it failed."""
+    """Wait for ``_start_second``'s process; RuntimeError if it failed."""
     if process is not None and process.wait() != 0:
-        raise RuntimeError(f"compiling the solver's grade failed (exit {process.returncode})")
+        raise RuntimeError(f"compiling the solver failed in its second process (exit "
+                           f"{process.returncode})")
 
 
 @contextlib.contextmanager
-def difficulty_beside(options: SolveOptions, quiet: bool = False):
-    """Within it, half of the grade's passes and the measures (``load_difficulty_share``)
-    compile in a second process, unless they are in the cache already; at the block's end this
-    process compiles the other half of the passes (``compile_passes(1)``), then waits. On 2
-    cores the grade, the longest part of a first run's compile, is shared out evenly
+def compiling_beside(options: SolveOptions, quiet: bool = False):
+    """Unless the grade (and the SE rating, if asked for) are in the cache already, a second
+    process compiles the search, the grade's rules below the trials and the measures
+    (``load_second_share``), while this one compiles the grade's trials (T1's pass then T2's,
+    ``compile_passes(0)``), then runs the block. Yields whether the second process compiles
+    the search. On 2 cores the grade, the longest part of a first run's compile, is shared out
     (BENCHMARKS), and its batch, compiled after (the first ``difficulty``), loads its passes
     from the cache. On leaving, the second process is waited for (RuntimeError if it failed),
     or, when the block raised (Ctrl-C, SIGTERM), killed: it goes too, and says nothing."""
@@ -201,13 +204,13 @@ def difficulty_beside(options: SolveOptions, quiet: bool = False):
 
     halves = (GRADE_MODULE, SE_MODULE) if rates_se(options) else (GRADE_MODULE,)
     cached = all(compiled_before(module) for module in halves)
-    other = None if cached else _start_difficulty(options, quiet)
+    other = None if cached else _start_second(options, quiet)
     try:
-        yield
         if other is not None:
             from solver.compiled.grade import compile_passes
 
-            compile_passes(1)
+            compile_passes(0)
+        yield other is not None
     except BaseException:
         if other is not None:
             other.kill()
@@ -218,14 +221,16 @@ def difficulty_beside(options: SolveOptions, quiet: bool = False):
 
 def load_solver(options: SolveOptions, quiet: bool = False) -> float:
     """Load (compile, the first time) the kernels ``options`` use, and only those: the 9 x 9
-    search and grade for a 9 x 9 run, the measures it asks for; the seconds it took. Half of
-    the grade's passes and the measures compile in a second process while this one compiles
-    the search, then the other half (``difficulty_beside``); then this one solves ``WARM_UP``
-    (for 9 x 9 runs), which compiles the grade's batch and loads the rest from the cache."""
+    search and grade for a 9 x 9 run, the measures it asks for; the seconds it took. The
+    search, the grade's rules below the trials and the measures compile in a second process
+    while this one compiles the trials (``compiling_beside``); then this one solves
+    ``WARM_UP`` (for 9 x 9 runs), which compiles the grade's batch and loads the rest from the
+    cache."""
     started = time.perf_counter()
     with announcing_compiles(quiet):
-        with difficulty_beside(options, quiet):
-            load_search(options)
+        with compiling_beside(options, quiet) as beside:
+            if not beside:
+                load_search(options)
             if rates_se(options):
                 load_nested()
         if 3 in options.boxsizes:
@@ -244,7 +249,7 @@ def _main(arguments: list[str]) -> None:
 
     options = pickle.loads(bytes.fromhex(arguments[0]))
     with reporting_compiles(None if "--quiet" in arguments else name_module):
-        load_difficulty_share(options)
+        load_second_share(options)
 
 
 if __name__ == "__main__":

@@ -3,11 +3,13 @@
 A fresh clone has an empty numba cache: compiling the kernels one after the other, as the tests
 first call them, costs minutes of one core, while the other core idles (and two test processes
 meeting the same uncompiled kernel would both compile it). The whole suite (see
-``conftest.pytest_collection_finish``) compiles the grade, the 9 x 9 measures and the canonical
-form in a second process (``pipeline.warm_up``'s, as a run's warm-up does) while this one
-compiles the searches, the generators and, for a suite with slow tests, the SE rating's nested
-levels (the rest of the SE rating compiles in the second process: minutes of compiling that the
-fast suite does without); then it loads them all from the cache. A warm cache makes it a
+``conftest.pytest_collection_finish``) shares them out as a run's warm-up does
+(``pipeline.warm_up.compiling_beside``): a second process compiles the 9 x 9 search, the
+grade's rules below the trials, the 9 x 9 measures and the canonical form, while this one
+compiles the grade's trials, then the any-size search, the generators and, for a suite with
+slow tests, the SE rating's nested levels (the rest of the SE rating compiles in the second
+process: minutes of compiling that the fast suite does without); then it loads them all from
+the cache, the grade's batch compiled then. A warm cache makes it a
 second's load.
 """
 
@@ -19,15 +21,17 @@ ROOT = Path(__file__).resolve().parent.parent
 MEASURES = ("rating", "backdoor", "canonical")
 
 
-def this_half(se: bool) -> None:
-    """The 9 x 9 and any-size searches, the generators of 9 x 9 and 4 x 4 puzzles (the other
-    sizes have the same types) and, if ``se``, the SE rating's nested levels (the rest of it
-    compiles in the grade's process)."""
+def this_half(se: bool, nine: bool = True) -> None:
+    """The 9 x 9 search (if ``nine``: the second process compiles it, when there is one) and
+    the any-size search, the generators of 9 x 9 and 4 x 4 puzzles (the other sizes have the
+    same types) and, if ``se``, the SE rating's nested levels (the rest of it compiles in the
+    second process)."""
     from pipeline.warm_up import load_nested, load_search
     from solver.compiled.generate import candidates
     from solver.options import SolveOptions
 
-    load_search(SolveOptions(measures=MEASURES, boxsize=3))
+    if nine:
+        load_search(SolveOptions(measures=MEASURES, boxsize=3))
     load_search(SolveOptions(boxsize=2))
     candidates(1, 0, 1, 3)
     candidates(1, 0, 1, 2)
@@ -48,13 +52,14 @@ def everything() -> None:
 
 
 def compile_all(se: bool) -> None:
-    """Both halves, the grade's in another process, the SE rating's only if ``se``; returns
-    when all is in the cache. The grade's half is in the cache already when another test
-    process compiled it, or an earlier suite did: then no second process is started (it cost
-    each such test process about 3 s of CPU to load what ``everything`` loads anyway)."""
-    from pipeline.warm_up import difficulty_beside
+    """Both halves, one in another process, the SE rating's only if ``se``; returns when all is
+    in the cache. The grade is in the cache already when another test process compiled it, or
+    an earlier suite did: then no second process is started (it cost each such test process
+    about 3 s of CPU to load what ``everything`` loads anyway)."""
+    from pipeline.warm_up import compiling_beside
     from solver.options import SolveOptions
 
-    with difficulty_beside(SolveOptions(measures=MEASURES + (("se",) if se else ())), quiet=True):
-        this_half(se)
+    options = SolveOptions(measures=MEASURES + (("se",) if se else ()))
+    with compiling_beside(options, quiet=True) as beside:
+        this_half(se, nine=not beside)
     everything()

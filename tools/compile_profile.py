@@ -1,7 +1,7 @@
 """Where compiling the solver goes: CPU seconds per compiled function, from an empty cache.
 
-Compiles one of the warm-up's halves in this process (``--half grade``: the grade, the 9 x 9
-measures and the canonical form, as ``python -m pipeline.warm_up`` does; ``--half search``: the
+Compiles one part of the solver in this process (``--half grade``: the grade whole, the 9 x 9
+measures and the canonical form, ``pipeline.warm_up.load_difficulty``; ``--half search``: the
 searches and the generators, as the suite's precompiling does; ``--half se``: the SE rating,
 its nested levels included, as a run with ``--measures se`` does) into a new temporary numba
 cache, and prints for the costliest functions the CPU seconds of their own compile (their
