@@ -1097,26 +1097,27 @@ def compile_passes(half: int) -> None:
     types it calls them with, so that two processes compile the grade side by side (a fresh
     machine's first run waits for it); ``_grade_batch`` then compiles alone, every pass loaded
     from the cache. Half 0 is T1's pass then T2's, which calls T1's (``_t1_closure_blocked``):
-    in one process, one after the other, so that neither is compiled twice. Half 1 is the rules
-    below them, the images and the closure of singles, for the process that compiles the
-    search first; ``complete`` first, which T2's pass calls too. The slow test of the warm-up
-    checks that ``_grade_batch`` compiles none of them again: arguments changed in
-    ``_close_rung`` must be changed here too."""
+    in one process, one after the other, so that neither is compiled twice; then the images.
+    Half 1 is the rules below the trials, the closure of singles and the grade's arrays, for
+    the process that compiles the search first; ``complete`` first, which T2's pass calls too.
+    The arguments are built by the arrays' Python functions: half 0 compiles no more than its
+    passes. The slow test of the warm-up checks that ``_grade_batch`` compiles none of them
+    again: arguments changed in ``_close_rung`` must be changed here too."""
     import numba
 
     table = tables(3)  # one type of tables serves every box size
-    work, trials = work_arrays(table), trial_arrays(table)
+    work, trials = work_arrays.py_func(table), trial_arrays.py_func(table)
     matrix = np.empty(table.unit_of.shape[0], np.int32)
     state = (matrix, work, table, trials)
     calls = [
-        ((t1_pass, state), (t2_pass, state)),
+        ((t1_pass, state), (t2_pass, state), (take_images, state)),
         ((complete, (matrix,)), (lock_pass, (matrix, table)),
          (subsets_pass, (matrix, table, trials.match, trials.owner, trials.reach,
                          trials.quiet_units)),
          (fish_pass, (matrix, table, trials)), (wings_pass, (matrix, table)),
          (_solutions, (matrix, work, table, trials.solution)),
-         (match_units, (matrix, table, trials)), (take_images, state),
-         (close_singles, (matrix, work, table))),
+         (match_units, (matrix, table, trials)), (close_singles, (matrix, work, table)),
+         (work_arrays, (table,)), (trial_arrays, (table,))),
     ][half]
     for function, arguments in calls:
         function.compile(tuple(numba.typeof(argument) for argument in arguments))
