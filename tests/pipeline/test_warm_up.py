@@ -161,8 +161,8 @@ def test_the_warm_up_names_the_modules_it_compiles(tmp_path):
     """An empty cache: the line names the 9 x 9 search and the grade (compiled in two
     processes), not what the run does not use; a warm cache: nothing is said. The grade is
     shared out: this process compiles the trials' passes (``compile_passes(0)``) and the
-    grade's batch, each once, and none of the rules below the trials (the second process's):
-    the batch finds every pass in the cache."""
+    grade's batch, each once, and none of the rules below the trials nor the grade's arrays
+    (the second process's): the batch finds every pass in the cache."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
     command = [sys.executable, "-c", GRADE_COMPILES]
     first = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
@@ -175,9 +175,8 @@ def test_the_warm_up_names_the_modules_it_compiles(tmp_path):
     assert not named & {"search", "measures", "measures_9x9", "canonical", "generate"}
     compiled = json.loads(first.stdout)
     assert compiled["_grade_batch"] == 1 and max(compiled.values()) == 1, compiled
-    assert {"t1_pass", "t2_pass", "_singles_trial_blocked", "_t1_trial_blocked"} <= set(
-        compiled), compiled
-    assert not {"lock_pass", "subsets_pass", "fish_pass", "wings_pass", "take_images"} & set(
+    assert {"t1_pass", "t2_pass", "_singles_trial_blocked", "take_images"} <= set(compiled)
+    assert not {"lock_pass", "subsets_pass", "fish_pass", "wings_pass", "trial_arrays"} & set(
         compiled), compiled
     again = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
                            timeout=300)
