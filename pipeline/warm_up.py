@@ -100,8 +100,8 @@ def warm_up_grids(boxsize: int) -> np.ndarray:
 
 def load_difficulty(options: SolveOptions, grade: bool = True) -> None:
     """Load (compile, the first time) the grade (unless not ``grade``) and the measures
-    ``options`` ask for (the canonical form included: the search is the other process's half),
-    on ``WARM_UP``, without the compiled search: the reference finds the solutions they need.
+    ``options`` ask for, the canonical form included, on ``WARM_UP``, without the compiled
+    search: the reference finds the solutions they need.
     The grade's kernels are the same at every box size (one type of ``Tables``); the measures
     beyond 9 x 9 are the any-size search's."""
     import solver
@@ -228,11 +228,10 @@ def load_solver(options: SolveOptions, quiet: bool = False) -> float:
     cache."""
     started = time.perf_counter()
     with announcing_compiles(quiet):
-        with compiling_beside(options, quiet) as beside:
-            if not beside:
-                load_search(options)
+        with compiling_beside(options, quiet):
             if rates_se(options):
                 load_nested()
+        load_search(options)  # compiled by the second process, if any: loaded here, to be forked
         if 3 in options.boxsizes:
             import solver
 
