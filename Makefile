@@ -29,7 +29,8 @@ help:
 # Created once, and again only when pyproject.toml changes: what running needs, then (for the
 # tests, benchmarks and lint) the dev extras. uv installs them (in 2 s where pip takes a minute
 # on a fresh machine); pip does when uv cannot be had. The venv is made without pip (ensurepip
-# took 3 s), and uv is put in it by the pip Python already has.
+# took 3 s), and uv is put in it by the pip Python already has (or, failing that, by the
+# venv's own pip).
 INSTALL = $(BIN)/python -m uv pip install --quiet --python $(BIN)/python $(1) \
 	|| { $(BIN)/python -m pip --version >/dev/null 2>&1 || $(BIN)/python -m ensurepip >/dev/null; \
 	     $(BIN)/python -m pip install --quiet $(1); }
@@ -38,6 +39,7 @@ INSTALL = $(BIN)/python -m uv pip install --quiet --python $(BIN)/python $(1) \
 MAKE_VENV = test -x $(BIN)/python || $(PYTHON) -m venv --without-pip $(VENV); \
 	$(BIN)/python -m uv --version >/dev/null 2>&1 \
 	|| $(PYTHON) -m pip --python $(BIN)/python install --quiet uv \
+	|| { $(BIN)/python -m ensurepip >/dev/null && $(BIN)/python -m pip install --quiet uv; } \
 	|| echo "uv not available: installing with pip"
 
 # Every process a target starts writes the bytecode of the modules it imports, where
