@@ -274,19 +274,9 @@ def _grade_batch(grids, solutions, out, tables, limit):
 def _grade(grid, solution, matrix, work, trials, tables, limit):
     """The first rung up to ``limit`` whose closure is complete and unblocked; each rung goes on
     from the closure of the one before (any order of the rules reaches the same closure)."""
-    still_open = seed_root(grid, matrix, work.queue, work.placed, tables)
-    if still_open < 0:
-        return SEARCH
-    if still_open == 0:
-        return PRUNE
-    if limit < SINGLES:
-        return SEARCH
-    for unit in range(work.dirty.shape[0]):
-        work.dirty[unit] = 1
-    if propagate_fixpoint(matrix, work.queue, 0, work.dirty, True, tables):
-        return SEARCH
-    if complete(matrix):
-        return SINGLES
+    first = _root(grid, matrix, work, tables, limit)
+    if first >= 0:
+        return first
     trials.quiet_units[:, :] = -1  # nothing known of this puzzle's units and digits yet
     trials.quiet_fish[:, :] = -1
     trials.imaged[:] = 0
@@ -302,6 +292,28 @@ def _grade(grid, solution, matrix, work, trials, tables, limit):
         if complete(matrix):
             return rung
     return SEARCH
+
+
+@compiled(borrows=True)
+def _root(grid, matrix, work, tables, limit):
+    """The first two rungs: PRUNE or SINGLES where their closure completes, SEARCH where it is
+    blocked or ``limit`` stops below singles, else -1 (``matrix`` at the closure of N + H).
+    Compiled on its own, not inlined, so that ``_grade_batch``, which compiles last, after
+    both processes' halves (``compile_passes``), compiles 1.1 s less of it."""
+    still_open = seed_root(grid, matrix, work.queue, work.placed, tables)
+    if still_open < 0:
+        return SEARCH
+    if still_open == 0:
+        return PRUNE
+    if limit < SINGLES:
+        return SEARCH
+    for unit in range(work.dirty.shape[0]):
+        work.dirty[unit] = 1
+    if propagate_fixpoint(matrix, work.queue, 0, work.dirty, True, tables):
+        return SEARCH
+    if complete(matrix):
+        return SINGLES
+    return -1
 
 
 @compiled(inline="always")
@@ -1098,8 +1110,9 @@ def compile_passes(half: int) -> None:
     machine's first run waits for it); ``_grade_batch`` then compiles alone, every pass loaded
     from the cache. Half 0 is T1's pass then T2's, which calls T1's (``_t1_closure_blocked``):
     in one process, one after the other, so that neither is compiled twice; then the images.
-    Half 1 is the rules below the trials, the closure of singles and the grade's arrays, for
-    the process that compiles the search first; ``complete`` first, which T2's pass calls too.
+    Half 1 is the first two rungs (``_root``), the rules below the trials, the closure of
+    singles and the grade's arrays, for the process that compiles the search first;
+    ``complete`` first, which T2's pass calls too.
     The arguments are built by the arrays' Python functions: half 0 compiles no more than its
     passes. The slow test of the warm-up checks that ``_grade_batch`` compiles none of them
     again: arguments changed in ``_close_rung`` must be changed here too."""
@@ -1117,7 +1130,8 @@ def compile_passes(half: int) -> None:
          (fish_pass, (matrix, table, trials)), (wings_pass, (matrix, table)),
          (_solutions, (matrix, work, table, trials.solution)),
          (match_units, (matrix, table, trials)), (close_singles, (matrix, work, table)),
-         (work_arrays, (table,)), (trial_arrays, (table,))),
+         (work_arrays, (table,)), (trial_arrays, (table,)),
+         (_root, (np.zeros(matrix.shape[0], np.uint8), matrix, work, table, 8))),
     ][half]
     for function, arguments in calls:
         function.compile(tuple(numba.typeof(argument) for argument in arguments))
