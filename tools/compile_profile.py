@@ -9,7 +9,7 @@ callees' compiles left out) and with them, then the total. numba links every com
 function's callees into its module and optimizes them again there, so a deep call tree shows
 as large own times high up: ``solver.compiled.grade``'s docstring says what was inlined for it.
 
-    .venv/bin/python tools/compile_profile.py [--half grade|search] [--top 25]
+    .venv/bin/python tools/compile_profile.py [--half grade|search|se] [--top 25]
 """
 
 from __future__ import annotations
