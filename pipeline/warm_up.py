@@ -115,13 +115,14 @@ def load_difficulty(options: SolveOptions, grade: bool = True) -> None:
         solver.difficulty(grids, unique, found, replace(nine, measures=()))
     if 3 not in options.boxsizes:
         return
-    if options.measured("rating") or options.measured("backdoor"):
-        from solver.compiled import measures
+    if options.measured("rating"):
+        from solver.compiled.measures import ratings
 
-        if options.measured("rating"):
-            measures.ratings(grids, 3, options.rating_samples, options.max_nodes)
-        if options.measured("backdoor"):
-            measures.backdoor_sizes(grids, found.first_solution, 3)
+        ratings(grids, 3, options.rating_samples, options.max_nodes)
+    if options.measured("backdoor"):
+        from solver.compiled.measures import backdoor_sizes
+
+        backdoor_sizes(grids, found.first_solution, 3)
     if options.measured("canonical"):
         from solver.api import canonical_forms
 
@@ -195,11 +196,11 @@ def compiling_beside(options: SolveOptions, quiet: bool = False):
     """Unless the grade (and the SE rating, if asked for) are in the cache already, a second
     process compiles the search, the grade's rules below the trials and the measures
     (``load_second_share``), while this one compiles the grade's trials (T1's pass then T2's,
-    ``compile_passes(0)``), then runs the block. Yields whether the second process compiles
-    the search. On 2 cores the grade, the longest part of a first run's compile, is shared out
-    (BENCHMARKS), and its batch, compiled after (the first ``difficulty``), loads its passes
-    from the cache. On leaving, the second process is waited for (RuntimeError if it failed),
-    or, when the block raised (Ctrl-C, SIGTERM), killed: it goes too, and says nothing."""
+    ``compile_passes(0)``), then runs the block. On 2 cores the grade, the longest part of a
+    first run's compile, is shared out (BENCHMARKS), and its batch, compiled after (the first
+    ``difficulty``), loads its passes from the cache. On leaving, the second process is
+    waited for (RuntimeError if it failed), or, when the block raised (Ctrl-C, SIGTERM),
+    killed: it goes too, and says nothing."""
     from solver.jit import compiled_before
 
     halves = (GRADE_MODULE, SE_MODULE) if rates_se(options) else (GRADE_MODULE,)
@@ -210,7 +211,7 @@ def compiling_beside(options: SolveOptions, quiet: bool = False):
             from solver.compiled.grade import compile_passes
 
             compile_passes(0)
-        yield other is not None
+        yield
     except BaseException:
         if other is not None:
             other.kill()

@@ -21,17 +21,14 @@ ROOT = Path(__file__).resolve().parent.parent
 MEASURES = ("rating", "backdoor", "canonical")
 
 
-def this_half(se: bool, nine: bool = True) -> None:
-    """The 9 x 9 search (if ``nine``: the second process compiles it, when there is one) and
-    the any-size search, the generators of 9 x 9 and 4 x 4 puzzles (the other sizes have the
-    same types) and, if ``se``, the SE rating's nested levels (the rest of it compiles in the
-    second process)."""
+def this_half(se: bool) -> None:
+    """The any-size search, the generators of 9 x 9 and 4 x 4 puzzles (the other sizes have the
+    same types) and, if ``se``, the SE rating's nested levels (the rest of it, and the 9 x 9
+    search, compile in the second process)."""
     from pipeline.warm_up import load_nested, load_search
     from solver.compiled.generate import candidates
     from solver.options import SolveOptions
 
-    if nine:
-        load_search(SolveOptions(measures=MEASURES, boxsize=3))
     load_search(SolveOptions(boxsize=2))
     candidates(1, 0, 1, 3)
     candidates(1, 0, 1, 2)
@@ -60,6 +57,6 @@ def compile_all(se: bool) -> None:
     from solver.options import SolveOptions
 
     options = SolveOptions(measures=MEASURES + (("se",) if se else ()))
-    with compiling_beside(options, quiet=True) as beside:
-        this_half(se, nine=not beside)
-    everything()
+    with compiling_beside(options, quiet=True):
+        this_half(se)
+    everything()  # the 9 x 9 search too, compiled here when no second process was started

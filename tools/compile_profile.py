@@ -68,6 +68,9 @@ def main() -> None:
         load_se()
         load_nested()
     else:
+        from pipeline.warm_up import load_search
+
+        load_search(SolveOptions(measures=MEASURES, boxsize=3))
         this_half(se=False)
     print(f"{'own s':>7} {'with callees':>12}  function")
     for name, module, own, whole in sorted(compiles.done, key=lambda row: -row[2])[:args.top]:
