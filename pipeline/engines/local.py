@@ -20,6 +20,11 @@ Faults (the contract of ``pipeline.engines.contract``):
   this process, every second, also while the compiled solver runs, which releases the GIL),
   and one silent for ``stall_seconds`` is killed, so that its batches take the way back of a
   worker that died.
+- The executor's own thread in this process sends units and takes results; when an exception
+  ends it (its queue cannot start a thread: "can't start new thread", out of address space)
+  the executor does not notice, and its futures would wait for ever. The fan-out looks at
+  that thread whenever it waits, and stops the run with a clean error that says why (the
+  exception in one line, not a traceback); a rerun continues it.
 - Stopping for any reason (Ctrl-C, the deadline) kills the workers at once rather than waiting
   for their batches; what they were writing is a temporary file (or an upload not yet
   made), never a part. Workers die with this process too, even on ``kill -9`` (Linux), so a
@@ -37,7 +42,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -115,6 +120,8 @@ class _FanOut:
         self.suspects: deque[_Task] = deque()  # to run again, one at a time
         self.executor: ProcessPoolExecutor | None = None
         self.processes: list[multiprocessing.Process] = []
+        self.thread_error = ""  # why the executor's thread ended, if an exception ended it
+        self._hook_before: Callable[[threading.ExceptHookArgs], object] | None = None
         self._start()
 
     def run(self, units: Iterator[Unit]) -> None:
@@ -141,6 +148,11 @@ class _FanOut:
                     return
                 continue
             done, _ = wait(self.pending, timeout=self._next_look(), return_when=FIRST_COMPLETED)
+            if not done and self._executor_stopped(self.pending):
+                raise PipelineError(
+                    f"the worker pool stopped (out of memory? {self.thread_error}); finished "
+                    "parts are kept: rerun the same command, with fewer --workers, to continue"
+                )
             self.heartbeats.kill_silent()
             if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
                 # Every unit in flight fails with the pool: wait for all of them to settle; read
@@ -168,8 +180,11 @@ class _FanOut:
             for process in self.processes:
                 if process.exitcode is None:
                     process.kill()
-        self.executor.shutdown(wait=True, cancel_futures=True)
+        with contextlib.suppress(RuntimeError):  # its thread never started: none to wait for
+            self.executor.shutdown(wait=True, cancel_futures=True)
         self.executor = None
+        if threading.excepthook == self._keep_thread_error:
+            threading.excepthook = self._hook_before
 
     def _start(self) -> None:
         self.executor = ProcessPoolExecutor(
@@ -178,17 +193,53 @@ class _FanOut:
             initializer=_init_worker,
             initargs=(os.getpid(), self.heartbeats.start()),
         )
+        self.thread_error = ""
+        if threading.excepthook != self._keep_thread_error:
+            self._hook_before, threading.excepthook = threading.excepthook, self._keep_thread_error
         try:
             # Start every worker now, before this process reads any input: with "fork" the
             # children then copy a process that has no reader threads running yet.
-            self.executor.submit(_ready).result()
-        except BrokenProcessPool:
+            ready = self.executor.submit(_ready)
+            while not wait([ready], timeout=HEARTBEAT_SECONDS).done:
+                if self._executor_stopped([ready]):
+                    raise RuntimeError(self.thread_error)
+            ready.result()
+        except RuntimeError as error:  # BrokenProcessPool, or a thread that could not start
+            self._keep_processes()
+            self.close(kill=True)
             raise PipelineError(
-                "cannot start worker processes (out of memory?); try fewer --workers"
+                f"cannot start worker processes (out of memory? {one_line(error)}); "
+                "try fewer --workers"
             ) from None
+        self._keep_processes()
+
+    def _keep_processes(self) -> None:
         # The executor starts all its processes at once under "fork"; keep them to kill them
         # promptly and to read how they ended (the executor's own list is private).
-        self.processes = list(getattr(self.executor, "_processes", {}).values())
+        self.processes = list((getattr(self.executor, "_processes", None) or {}).values())
+
+    def _keep_thread_error(self, args: threading.ExceptHookArgs) -> None:
+        """``threading.excepthook`` while the pool runs: the exception that ends the executor's
+        thread is kept in one line, to say why the run stopped; any other thread's goes to the
+        hook that was there before."""
+        if args.thread is not None and args.thread is self._executor_thread():
+            self.thread_error = f"{args.exc_type.__name__}: {one_line(args.exc_value)}"
+        elif self._hook_before is not None:
+            self._hook_before(args)
+
+    def _executor_thread(self) -> threading.Thread | None:
+        # The executor's thread in this process, once a unit was submitted (private, as its
+        # list of processes).
+        return getattr(self.executor, "_executor_manager_thread", None)
+
+    def _executor_stopped(self, futures: Iterable[Future]) -> bool:
+        """Whether the executor's thread ended with ``futures`` still waiting: nothing will
+        complete them. (It ends of itself when the pool breaks, after failing every future.)"""
+        thread = self._executor_thread()
+        if thread is None or thread.is_alive() or any(future.done() for future in futures):
+            return False
+        self.thread_error = self.thread_error or "its thread in this process ended"
+        return True
 
     def _past_deadline(self) -> bool:
         """Past the deadline, once a result was progress (see ``pipeline.engines.contract``)."""

@@ -261,6 +261,37 @@ def test_a_unit_sent_to_a_pool_that_just_broke_takes_the_way_back(tmp_path):
 
 # --- the main process out of memory ---------------------------------------------------------
 
+# A fan-out started under an address-space limit that leaves no room for a thread's stack
+# (8 MiB): the executor's thread cannot start its queue's feeder thread (or cannot start).
+NO_ROOM_FOR_A_THREAD = """
+import resource
+from pipeline.engines.local import _FanOut
+from pipeline.errors import PipelineError
+from pipeline.work import solve_part
+
+with open("/proc/self/status") as status:
+    size = next(int(line.split()[1]) << 10 for line in status if line.startswith("VmSize"))
+limit = size + (4 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+try:
+    _FanOut(solve_part, 1, lambda unit, stats: None, None)
+except PipelineError as error:
+    print(error)
+"""
+
+
+def test_a_pool_that_cannot_start_a_thread_is_a_clean_error():
+    """The executor's own thread dies of "can't start new thread" and the executor does not
+    notice: its futures would wait for ever (a run hung so). The fan-out notices, stops its
+    workers and says why in one line, without a traceback."""
+    done = subprocess.run([sys.executable, "-c", NO_ROOM_FOR_A_THREAD], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("cannot start worker processes (out of memory? "), done.stdout
+    assert "can't start new thread" in done.stdout, done.stdout
+    assert "Traceback" not in done.stderr, done.stderr
+
+
 LIMITED = """
 import resource, sys
 limit = 800 << 20
