@@ -35,17 +35,17 @@ def input_labels(paths: Sequence[str]) -> dict[str, str]:
     >>> input_labels(["a/top.txt", "b/top.txt"])
     {'a/top.txt': 'a/top.txt', 'b/top.txt': 'b/top.txt'}
     """
-    split = {path: [piece for piece in path.rstrip("/").split("/") if piece] or [path]
+    split = {path: tuple(piece for piece in path.rstrip("/").split("/") if piece) or (path,)
              for path in paths}
-    labels = {}
-    for path, pieces in split.items():
-        for length in range(1, len(pieces) + 1):
-            end = pieces[-length:]
-            if not any(other != path and others[-length:] == end
-                       for other, others in split.items()):
-                break
-        labels[path] = "/".join(end)
-    return labels
+    labels: dict[str, str] = {}
+    length = 1
+    while len(labels) < len(split):  # each length counts every path's end once: 20,000 inputs
+        ends = Counter(pieces[-length:] for pieces in split.values())  # took minutes pairwise
+        for path, pieces in split.items():
+            if path not in labels and (ends[pieces[-length:]] == 1 or length >= len(pieces)):
+                labels[path] = "/".join(pieces[-length:])
+        length += 1
+    return {path: labels[path] for path in split}
 
 
 def group_stats(parts: Sequence[Part], column: str, labels: dict[str, str], *,

@@ -21,8 +21,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import re
+import sys
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -43,7 +46,7 @@ _CANDIDATES = re.compile(r"part-\d{5,}-\d{6,}\.candidates")
 
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PartInfo:
     """Which rows a part holds: rows ``first_row`` .. ``first_row + rows - 1`` of ``source``,
     the input at position ``file_index``, batch ``batch_index`` of it; ``last`` when they end
@@ -89,7 +92,7 @@ class PartInfo:
         return f"rows {self.first_row}-{self.first_row + self.rows - 1} of {self.source}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Footer:
     """What a part's footer says: the identity of its run and the versions that wrote it (None
     when absent or unreadable), its ``PartInfo`` (likewise), and how many rows it holds."""
@@ -158,11 +161,24 @@ def read_footer(path: str) -> Footer:
     ``PipelineError`` when it is not a readable Parquet file."""
     metadata = _read_metadata(path)
     keys = metadata.metadata or {}
-    record = _json_object(keys.get(RUN_KEY))
-    run, written_by = record.get("run"), record.get("written_by")
-    return Footer(run if isinstance(run, str) else None,
-                  written_by if isinstance(written_by, dict) else None,
-                  _part_info(keys.get(PART_KEY)), metadata.num_rows)
+    return Footer(*_run_of(keys.get(RUN_KEY)), _part_info(keys.get(PART_KEY)), metadata.num_rows)
+
+
+def _run_of(raw: bytes | None) -> tuple[str | None, dict[str, str] | None]:
+    """A footer's run identity and versions; a run's parts share one copy of them (the footers
+    of 20,000 parts held 20,000 copies of the same: 33 MiB)."""
+    record = _json_object(raw)
+    run, versions = record.get("run"), record.get("written_by")
+    if not isinstance(versions, dict):
+        return (sys.intern(run) if isinstance(run, str) else None), None
+    with contextlib.suppress(TypeError):  # a value that is not a string: kept as read
+        versions = _shared_versions(tuple(versions.items()))
+    return (sys.intern(run) if isinstance(run, str) else None), versions
+
+
+@functools.lru_cache(maxsize=8)
+def _shared_versions(items: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+    return dict(items)
 
 
 def write_record(path: str, schema: pa.Schema, records: dict[bytes, bytes]) -> None:

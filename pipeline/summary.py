@@ -315,7 +315,9 @@ def write_summary(directory: str | os.PathLike, summary: Summary) -> str:
     """Store ``summary`` in ``directory`` (``_summary.parquet``) atomically; its location."""
     directory = storage.location(directory)
     path = storage.join(directory, SUMMARY_FILE)
-    record = json.dumps(summary.to_dict(), indent=2).encode()
+    # Compact: indented, json encodes in Python, a piece at a time (a run of 20,000 inputs
+    # held 30 MiB for its 5 MiB of text; 9 MiB so).
+    record = json.dumps(summary.to_dict(), separators=(",", ":")).encode()
     write_record(path, manifest_schema(directory), {SUMMARY_KEY: record})
     return path
 
