@@ -153,7 +153,8 @@ def write_part(
             row_group_size=max(table.num_rows, 1),
         )
 
-    storage.write_atomically(path, write, hint=PARTS_KEPT)
+    # The run removes its directory's leftover temporaries at its start and end: not each part.
+    storage.write_atomically(path, write, hint=PARTS_KEPT, leftovers=False)
 
 
 def read_footer(path: str) -> Footer:

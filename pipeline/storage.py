@@ -133,9 +133,14 @@ class Storage(abc.ABC):
         """Delete the file ``where`` if it is there."""
 
     @abc.abstractmethod
-    def write_atomically(self, where: str, write: Callable[[BinaryIO], None], hint: str) -> None:
+    def write_atomically(self, where: str, write: Callable[[BinaryIO], None], hint: str,
+                         leftovers: bool = True) -> None:
         """Call ``write`` on a file that becomes ``where`` only once complete; a failure
-        becomes a one-line ``PipelineError`` (with ``hint`` appended)."""
+        becomes a one-line ``PipelineError`` (with ``hint`` appended). ``leftovers``: first
+        remove the temporary files of ``where`` that killed processes left, which takes a look
+        at every file of its directory (a run's parts skip it: each part's look made a run of
+        20,000 parts quadratic, and the run removes its directory's leftovers at its start and
+        its end)."""
 
     @abc.abstractmethod
     def remove_temporary_files(self, directory: str) -> None:
@@ -215,11 +220,13 @@ class LocalFiles(Storage):
         except OSError as err:
             raise PipelineError(f"cannot delete {escaped(where)}: {err.strerror or err}") from None
 
-    def write_atomically(self, where: str, write: Callable[[BinaryIO], None], hint: str) -> None:
+    def write_atomically(self, where: str, write: Callable[[BinaryIO], None], hint: str,
+                         leftovers: bool = True) -> None:
         # The temporary name carries host and pid: Dask workers on different machines may
         # write the same part at once, and a killed run's leftovers are recognisable.
         path = Path(where)
-        _remove_stale_temporaries(path)
+        if leftovers:
+            _remove_stale_temporaries(path)
         temporary = path.with_name(f"{_temporary_prefix(path)}{os.getpid()}.tmp")
         try:
             with open(temporary, "wb") as file:
@@ -428,7 +435,8 @@ class ObjectStore(Storage):
             except FileNotFoundError:
                 pass
 
-    def write_atomically(self, where: str, write: Callable[[BinaryIO], None], hint: str) -> None:
+    def write_atomically(self, where: str, write: Callable[[BinaryIO], None], hint: str,
+                         leftovers: bool = True) -> None:
         buffer = io.BytesIO()
         write(buffer)
         fs, path = _filesystem(where)
@@ -656,9 +664,11 @@ def delete(where: str) -> None:
     backend(where).delete(where)
 
 
-def write_atomically(where: str, write: Callable[[BinaryIO], None], *, hint: str = "") -> None:
-    """Call ``write`` on a file that becomes ``where`` only once complete (see the module)."""
-    backend(where).write_atomically(where, write, hint)
+def write_atomically(where: str, write: Callable[[BinaryIO], None], *, hint: str = "",
+                     leftovers: bool = True) -> None:
+    """Call ``write`` on a file that becomes ``where`` only once complete (see the module);
+    ``leftovers``: see ``Storage.write_atomically``."""
+    backend(where).write_atomically(where, write, hint, leftovers)
 
 
 def write_bytes(where: str, data: bytes) -> None:
