@@ -166,14 +166,15 @@ def read_footer(path: str) -> Footer:
 
 
 def _run_of(raw: bytes | None) -> tuple[str | None, dict[str, str] | None]:
-    """A footer's run identity and versions; a run's parts share one copy of them (the footers
-    of 20,000 parts held 20,000 copies of the same: 33 MiB)."""
+    """A footer's run identity and versions; a run's parts share one copy of them, which no
+    one changes (the footers of 20,000 parts held 20,000 copies of the same: 33 MiB)."""
     record = _json_object(raw)
     run, versions = record.get("run"), record.get("written_by")
     if not isinstance(versions, dict):
-        return (sys.intern(run) if isinstance(run, str) else None), None
-    with contextlib.suppress(TypeError):  # a value that is not a string: kept as read
-        versions = _shared_versions(tuple(versions.items()))
+        versions = None
+    else:
+        with contextlib.suppress(TypeError):  # a value that cannot be hashed: kept as read
+            versions = _shared_versions(tuple(versions.items()))
     return (sys.intern(run) if isinstance(run, str) else None), versions
 
 
