@@ -148,10 +148,11 @@ class _FanOut:
                     return
                 continue
             done, _ = wait(self.pending, timeout=self._next_look(), return_when=FIRST_COMPLETED)
-            if not done and self._executor_stopped(self.pending):
+            stopped = "" if done else self._executor_stopped(self.pending)
+            if stopped:
                 raise PipelineError(
-                    f"the worker pool stopped (out of memory? {self.thread_error}); finished "
-                    "parts are kept: rerun the same command, with fewer --workers, to continue"
+                    f"the worker pool stopped (out of memory? {stopped}); finished parts are "
+                    "kept: rerun the same command, with fewer --workers, to continue"
                 )
             self.heartbeats.kill_silent()
             if any(isinstance(future.exception(), BrokenProcessPool) for future in done):
@@ -201,8 +202,9 @@ class _FanOut:
             # children then copy a process that has no reader threads running yet.
             ready = self.executor.submit(_ready)
             while not wait([ready], timeout=HEARTBEAT_SECONDS).done:
-                if self._executor_stopped([ready]):
-                    raise RuntimeError(self.thread_error)
+                stopped = self._executor_stopped([ready])
+                if stopped:
+                    raise RuntimeError(stopped)
             ready.result()
         except RuntimeError as error:  # BrokenProcessPool, or a thread that could not start
             self._keep_processes()
@@ -232,14 +234,14 @@ class _FanOut:
         # list of processes).
         return getattr(self.executor, "_executor_manager_thread", None)
 
-    def _executor_stopped(self, futures: Iterable[Future]) -> bool:
-        """Whether the executor's thread ended with ``futures`` still waiting: nothing will
-        complete them. (It ends of itself when the pool breaks, after failing every future.)"""
+    def _executor_stopped(self, futures: Iterable[Future]) -> str:
+        """Why the executor's thread ended with ``futures`` still waiting, which nothing will
+        complete then; "" while it runs. (It ends of itself when the pool breaks, after
+        failing every future.)"""
         thread = self._executor_thread()
         if thread is None or thread.is_alive() or any(future.done() for future in futures):
-            return False
-        self.thread_error = self.thread_error or "its thread in this process ended"
-        return True
+            return ""
+        return self.thread_error or "its thread in this process ended"
 
     def _past_deadline(self) -> bool:
         """Past the deadline, once a result was progress (see ``pipeline.engines.contract``)."""
