@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solver.compiled.kernels import add_to_set, in_set, popcount
+from solver.compiled.kernels import add_to_set, in_set, lowest_bit_index, popcount
 from solver.compiled.se_board import empty_count, lowest, next_pattern, position_table, positions
 from solver.jit import compiled
 from solver.reference import se_grid, se_uniqueness
@@ -95,6 +95,7 @@ class Scratch(NamedTuple):
     counts: np.ndarray  # (81,) int32: how many excluders; the BUG values of each cell
     reduced: np.ndarray  # (81,) int32: BUG: the candidates without the BUG values
     found: np.ndarray  # (2,) int32: the unique loop found: its size, its two digits (a mask)
+    exclusion: np.ndarray  # (32,) int32: what an aligned exclusion's excluders refuse
     trial: HintOut  # a unique loop hint before the sort
 
 
@@ -108,7 +109,7 @@ def scratch() -> Scratch:
                    np.zeros((82, 5), np.int32), np.zeros(81, np.bool_), np.zeros(81, np.int32),
                    np.zeros(81, np.int32), np.zeros((81, 2), np.uint64),
                    np.zeros((81, 20), np.int32), np.zeros(81, np.int32), np.zeros(81, np.int32),
-                   np.zeros(2, np.int32), hint_out())
+                   np.zeros(2, np.int32), np.zeros(32, np.int32), hint_out())
 
 
 # The rules of solver.reference.se.RULES in its order, by the reference's function names; the
@@ -616,42 +617,75 @@ def exclusion_removals(board, cands, scratch, cell_list, n_cells, n_common):
     """The candidates of each of the cells (2 or 3; 0 for a pair's third) that no allowed
     combination uses: a combination is refused if two cells that see each other get one digit,
     or if it covers every candidate of a common excluder (``scratch.more[:n_common]``). The
-    third cell's digits are taken at once for each digit of the first two."""
+    third cell's digits are taken at once for each digit of the first two, and a digit of the
+    first is left as soon as it is allowed once and the others' digits are all allowed: more
+    combinations would allow nothing new."""
     c0, c1 = cell_list[0], cell_list[1]
     c2 = cell_list[2] if n_cells == 3 else c0
+    m1, m2 = cands[c1], cands[c2] if n_cells == 3 else 0
+    n_three = refusals(cands, scratch, n_common)
+    sees_01, sees_02, sees_12 = board.sees[c0, c1], board.sees[c0, c2], board.sees[c1, c2]
     a0 = a1 = a2 = 0
-    for d0 in range(1, 10):
-        if not (cands[c0] >> d0) & 1:
-            continue
-        for d1 in range(1, 10):
-            if not (cands[c1] >> d1) & 1 or (d0 == d1 and board.sees[c0, c1]):
+    rest0 = cands[c0]
+    while rest0:
+        d0 = lowest_bit_index(rest0)
+        rest0 &= rest0 - 1
+        rest1 = m1
+        while rest1:
+            d1 = lowest_bit_index(rest1)
+            rest1 &= rest1 - 1
+            if d0 == d1 and sees_01:
                 continue
-            allowed = third_digits(board, cands, scratch.more, n_common, c0, c1, c2, d0, d1)
+            allowed = third_digits(scratch.exclusion, n_three, m2, d0, d1, sees_02, sees_12)
             if allowed < 0 or (n_cells == 3 and allowed == 0):
                 continue
             a0 |= 1 << d0
             a1 |= 1 << d1
             a2 |= allowed
-    return cands[c0] & ~a0, cands[c1] & ~a1, cands[c2] & ~a2 if n_cells == 3 else 0
+            if a1 == m1 and a2 == m2:
+                break
+    return cands[c0] & ~a0, m1 & ~a1, m2 & ~a2
 
 
 @compiled(inline="always")
-def third_digits(board, cands, common, n_common, c0, c1, c2, d0, d1):
-    """The digits of ``c2`` that complete ``d0`` in ``c0`` and ``d1`` in ``c1`` to an allowed
-    combination (-1 if the two alone cover an excluder): an excluder left one digit by the
-    two refuses that digit in the third cell."""
-    used = 1 << d0 | 1 << d1
-    refused = 0
+def refusals(cands, scratch, n_common):
+    """What the common excluders refuse, into ``scratch.exclusion``: at [d], the digits that a
+    two-digit excluder holding d leaves alone once d is used (a third cell may not take them;
+    a combination using both its digits covers it); from [10], the three-digit excluders (two
+    of their digits used leave the third alone). Returns how many three-digit ones."""
+    table = scratch.exclusion
+    for d in range(10):
+        table[d] = 0
+    n_three = 0
     for i in range(n_common):
-        rest = cands[common[i]] & ~used
-        if rest == 0:
-            return -1
+        m = cands[scratch.more[i]]
+        if popcount(m) == 2:
+            low = m & -m
+            table[lowest_bit_index(low)] |= m ^ low
+            table[lowest_bit_index(m ^ low)] |= low
+        else:
+            table[10 + n_three] = m
+            n_three += 1
+    return n_three
+
+
+@compiled(inline="always")
+def third_digits(table, n_three, m2, d0, d1, sees_02, sees_12):
+    """The digits of the third cell (candidates ``m2``) that complete ``d0`` in the first and
+    ``d1`` in the second to an allowed combination (-1 if the two alone cover an excluder): an
+    excluder left one digit by the two refuses that digit in the third cell."""
+    if d0 != d1 and (table[d0] >> d1) & 1:
+        return -1  # a two-digit excluder holds d0 and d1
+    used = 1 << d0 | 1 << d1
+    refused = table[d0] | table[d1]
+    for i in range(n_three):
+        rest = table[10 + i] & ~used
         if rest & (rest - 1) == 0:
             refused |= rest
-    allowed = cands[c2] & ~refused
-    if board.sees[c0, c2]:
+    allowed = m2 & ~refused
+    if sees_02:
         allowed &= ~(1 << d0)
-    if board.sees[c1, c2]:
+    if sees_12:
         allowed &= ~(1 << d1)
     return allowed
 
@@ -713,20 +747,59 @@ def shared_excluders(sets, a, b, c):
 @compiled
 def aligned_triplets(board, values, cands, scratch, out):
     """Aligned Triplet Exclusion (7.5): for each pair of base cells, a third taken from their
-    excluders (the first's, then the second's new ones) that is a base cell."""
+    excluders (the first's, then the second's new ones) that is a base cell. A pair's thirds are
+    first tried as cell sets, in cell order (what a triplet removes does not depend on the
+    order), and in SE's order only when one removes something."""
     n = exclusion_bases(board, cands, scratch, 3)
     if n < 3:
         return False
     is_base = np.zeros(81, np.bool_)
+    bases = np.zeros(2, np.uint64)
     for i in range(n):
         is_base[scratch.cells[i]] = True
+        add_to_set(bases, scratch.cells[i])
+    sets = scratch.excluder_set
     triplet = np.zeros(3, np.int32)
     for j in range(1, n):
         for i in range(j):
-            triplet[0], triplet[1] = scratch.cells[i], scratch.cells[j]
-            if shared_excluders(scratch.excluder_set, triplet[0], triplet[1], triplet[1]) < 2:
+            c0, c1 = scratch.cells[i], scratch.cells[j]
+            if shared_excluders(sets, c0, c1, c1) < 2:
                 continue  # a triplet's common excluders are among its first two cells'
+            triplet[0], triplet[1] = c0, c1
+            if not any_third_removes(board, cands, scratch, bases, triplet):
+                continue
             if triplet_from(board, cands, scratch, is_base, triplet, out):
+                return True
+    return False
+
+
+@compiled(borrows=True)
+def any_third_removes(board, cands, scratch, bases, triplet):
+    """Whether a third base cell among the excluders of the first two makes a triplet that
+    removes something (the thirds in cell order; their common excluders from the cell sets)."""
+    sets = scratch.excluder_set
+    c0, c1 = triplet[0], triplet[1]
+    for w in range(2):
+        area = (sets[c0, w] | sets[c1, w]) & bases[w]
+        while area:
+            bit = area & -area
+            area ^= bit
+            c2 = w * 64 + lowest_bit_index(np.int64(bit))
+            if c2 == c0 or c2 == c1:
+                continue
+            n_common = 0
+            for v in range(2):
+                common = sets[c0, v] & sets[c1, v] & sets[c2, v]
+                while common:
+                    b = common & -common
+                    common ^= b
+                    scratch.more[n_common] = v * 64 + lowest_bit_index(np.int64(b))
+                    n_common += 1
+            if n_common < 2:
+                continue
+            triplet[2] = c2
+            removed = exclusion_removals(board, cands, scratch, triplet, 3, n_common)
+            if removed[0] != 0 or removed[1] != 0 or removed[2] != 0:
                 return True
     return False
 
