@@ -708,7 +708,7 @@ def aligned_pairs(board, values, cands, scratch, out):
 
 @compiled(inline="always")
 def exclusion_hint(board, cands, scratch, cell_list, n_cells, code, out):
-    n_common = common_excluders(scratch, cell_list, n_cells)
+    n_common = common_excluders(scratch, cell_list[0], cell_list[1], cell_list[n_cells - 1])
     removed = exclusion_removals(board, cands, scratch, cell_list, n_cells, n_common)
     if removed[0] == 0 and removed[1] == 0 and removed[2] == 0:
         return False  # most combinations of cells: out is left as it is
@@ -720,19 +720,17 @@ def exclusion_hint(board, cands, scratch, cell_list, n_cells, code, out):
 
 
 @compiled(inline="always")
-def common_excluders(scratch, cell_list, n_cells):
-    """The excluders of the first cell that all the others have, in its order, into
-    ``scratch.more``; how many."""
-    c0 = cell_list[0]
+def common_excluders(scratch, c0, c1, c2):
+    """The excluders the cells all have (``c2`` = ``c1`` for a pair), in cell order (what they
+    refuse does not depend on it), into ``scratch.more``; how many."""
+    sets = scratch.excluder_set
     n = 0
-    for i in range(scratch.counts[c0]):
-        e = scratch.excluders[c0, i]
-        shared = True
-        for k in range(1, n_cells):
-            if not in_set(scratch.excluder_set[cell_list[k]], e):
-                shared = False
-        if shared:
-            scratch.more[n] = e
+    for w in range(2):
+        common = sets[c0, w] & sets[c1, w] & sets[c2, w]
+        while common:
+            bit = common & -common
+            common ^= bit
+            scratch.more[n] = w * 64 + lowest_bit_index(np.int64(bit))
             n += 1
     return n
 
@@ -753,10 +751,8 @@ def aligned_triplets(board, values, cands, scratch, out):
     n = exclusion_bases(board, cands, scratch, 3)
     if n < 3:
         return False
-    is_base = np.zeros(81, np.bool_)
     bases = np.zeros(2, np.uint64)
     for i in range(n):
-        is_base[scratch.cells[i]] = True
         add_to_set(bases, scratch.cells[i])
     sets = scratch.excluder_set
     triplet = np.zeros(3, np.int32)
@@ -768,7 +764,7 @@ def aligned_triplets(board, values, cands, scratch, out):
             triplet[0], triplet[1] = c0, c1
             if not any_third_removes(board, cands, scratch, bases, triplet):
                 continue
-            if triplet_from(board, cands, scratch, is_base, triplet, out):
+            if triplet_from(board, cands, scratch, bases, triplet, out):
                 return True
     return False
 
@@ -776,7 +772,7 @@ def aligned_triplets(board, values, cands, scratch, out):
 @compiled(borrows=True)
 def any_third_removes(board, cands, scratch, bases, triplet):
     """Whether a third base cell among the excluders of the first two makes a triplet that
-    removes something (the thirds in cell order; their common excluders from the cell sets)."""
+    removes something (the thirds in cell order)."""
     sets = scratch.excluder_set
     c0, c1 = triplet[0], triplet[1]
     for w in range(2):
@@ -787,14 +783,7 @@ def any_third_removes(board, cands, scratch, bases, triplet):
             c2 = w * 64 + lowest_bit_index(np.int64(bit))
             if c2 == c0 or c2 == c1:
                 continue
-            n_common = 0
-            for v in range(2):
-                common = sets[c0, v] & sets[c1, v] & sets[c2, v]
-                while common:
-                    b = common & -common
-                    common ^= b
-                    scratch.more[n_common] = v * 64 + lowest_bit_index(np.int64(b))
-                    n_common += 1
+            n_common = common_excluders(scratch, c0, c1, c2)
             if n_common < 2:
                 continue
             triplet[2] = c2
@@ -805,7 +794,7 @@ def any_third_removes(board, cands, scratch, bases, triplet):
 
 
 @compiled(borrows=True)
-def triplet_from(board, cands, scratch, is_base, triplet, out):
+def triplet_from(board, cands, scratch, bases, triplet, out):
     """Try each third cell of the area of the first two."""
     c0, c1 = triplet[0], triplet[1]
     for k in range(scratch.counts[c0] + scratch.counts[c1]):
@@ -815,7 +804,7 @@ def triplet_from(board, cands, scratch, is_base, triplet, out):
             c2 = scratch.excluders[c1, k - scratch.counts[c0]]
             if in_set(scratch.excluder_set[c0], c2):
                 continue  # already in the area
-        if not is_base[c2] or c2 == c0 or c2 == c1:
+        if not in_set(bases, c2) or c2 == c0 or c2 == c1:
             continue
         triplet[2] = c2
         if shared_excluders(scratch.excluder_set, c0, c1, c2) < 2:
